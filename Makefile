@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: GPL-2.0
+# drainstat: build, test and benchmark. Debian 12 packages only.
+
+VERSION     := 0.1.0
+ARCH        := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+CLANG       ?= clang
+CC          ?= cc
+BPFTOOL     ?= bpftool
+OUT         := build
+PREFIX      ?= /usr/local
+
+CFLAGS      ?= -g -O2
+CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -MMD -MP -I$(OUT) -Ibpf -Isrc \
+	       -DDRAINSTAT_VERSION='"$(VERSION)"'
+LDLIBS      := -lbpf -lelf -lz
+ifeq ($(STATIC),1)
+LDFLAGS     += -static
+
+endif
+
+BPF_CFLAGS  := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
+	       -Wall -Werror -MMD -MP
+
+BPF_PROGS   := drainstat bench_empty
+SKELS       := $(BPF_PROGS:%=$(OUT)/%.skel.h)
+SRCS        := $(wildcard src/*.c)
+OBJS        := $(SRCS:src/%.c=$(OUT)/%.o)
+LIB_OBJS    := $(filter-out $(OUT)/main.o,$(OBJS))
+UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
+UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
+WORKLOADS   := $(patsubst tests/workload/%.c,$(OUT)/tests/%,$(wildcard tests/workload/*.c))
+
+.PHONY: all clean check deps unit workloads bench vmlinux install
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: drainstat
+
+drainstat: $(OBJS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
+
+$(OUT)/%.bpf.o: bpf/%.bpf.c | $(OUT)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/%.skel.h: $(OUT)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+# Every user object may include a skeleton; build them first.
+$(OUT)/%.o: src/%.c $(SKELS) | $(OUT)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $(filter %.c %.o,$^) $(LDFLAGS) $(LDLIBS)
+
+$(OUT)/tests/%: tests/workload/%.c | $(OUT)/tests
+	$(CC) $(CFLAGS) -pthread -o $@ $< $(LDFLAGS)
+
+$(OUT) $(OUT)/tests:
+	mkdir -p $@
+
+unit: $(UNIT_BINS)
+workloads: $(WORKLOADS)
+
+# Debian 12 packages for building and testing (run as root).
+deps:
+	tests/deps
+
+check: drainstat unit workloads
+	tests/run
+
+bench: drainstat workloads $(OUT)/bench/empty_loader
+	bench/run
+
+$(OUT)/bench/empty_loader: bench/empty_loader.c $(OUT)/bench_empty.skel.h
+	mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) $(LDLIBS)
+
+# Regenerate the checked-in vmlinux.h from this machine's kernel BTF.
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux_$$(uname -r | cut -d. -f1-2).h
+	ln -sf vmlinux_$$(uname -r | cut -d. -f1-2).h vmlinux/$(ARCH)/vmlinux.h
+
+install: drainstat
+	install -D -m 0755 drainstat $(DESTDIR)$(PREFIX)/sbin/drainstat
+	install -D -m 0644 man/drainstat.8 $(DESTDIR)$(PREFIX)/share/man/man8/drainstat.8
+
+clean:
+	rm -rf $(OUT) drainstat
+
+-include $(wildcard $(OUT)/*.d $(OUT)/tests/*.d)

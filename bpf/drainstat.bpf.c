@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * drainstat's kernel side: follows the work items of lru_add_drain_all() from
+ * queue to end, groups them into drains, and aggregates per site, per target CPU
+ * and per fadvise advice in maps that user space reads once per interval.
+ * Nothing per event crosses to user space.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "drainstat.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set by user space between open and load. */
+const volatile __u64 drain_work_fn; /* address of lru_add_drain_per_cpu */
+const volatile __u32 filter_tgid;
+/*
+ * Tracepoint mode cannot see a drain's entry: the works one task queues back to
+ * back form one drain. A new drain starts when the task slept since its last
+ * queue (it has been in flush_work() or on the mutex since), when the target CPU
+ * is not above the last one (a drain walks the online CPUs in ascending order),
+ * or when all works are done and this long has passed since the last queue.
+ */
+const volatile __u64 join_window_ns = 1000000;
+
+/* The state of the drain a caller thread has open. */
+struct drain_state {
+	__u64 first_queue_ns;
+	__u64 last_queue_ns;
+	__u64 nvcsw;
+	__u64 recorded_wait_ns; /* wait already in the histogram, 0 if none */
+	struct site_key site;
+	__u32 pending; /* works queued and not ended */
+	__u32 works;
+	__s32 last_target_cpu;
+	__u32 pad;
+};
+
+/* A queued work, keyed by its address (per-CPU lru_add_drain_work). */
+struct work_state {
+	__u64 queue_ns;
+	__u64 start_ns;
+	__u64 drain_first_queue_ns; /* identifies the drain it belongs to */
+	struct site_key site;
+	__u32 caller_tid;
+	__u32 caller_cpu;
+};
+
+struct fadvise_call {
+	__u64 start_ns;
+	__u32 advice;
+	__u32 escalated;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1024);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, DRAINSTAT_MAX_STACK_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct site_key);
+	__type(value, struct site_stats);
+} sites SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1024); /* resized to the possible CPUs before load */
+	__type(key, __u32);
+	__type(value, struct cpu_stats);
+} cpus SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FADVISE_ADVICE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct fadvise_stats);
+} fadvise SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CNT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u64);
+	__type(value, struct work_state);
+} works SEC(".maps");
+
+/* LRU: a finished drain's state is only needed until its task drains again. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, struct drain_state);
+} drains SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, struct fadvise_call);
+} fadvise_calls SEC(".maps");
+
+static const struct site_stats zero_site;
+
+static __always_inline void count(enum drainstat_counter c)
+{
+	__u32 key = c;
+	__u64 *v = bpf_map_lookup_elem(&counters, &key);
+
+	if (v)
+		(*v)++;
+}
+
+static __always_inline void max_update(__u64 *max, __u64 v)
+{
+	__u64 old = *max;
+
+	/* bounded: a lost race only means another CPU stored a value close to ours */
+	for (int i = 0; i < 3 && v > old; i++) {
+		__u64 seen = __sync_val_compare_and_swap(max, old, v);
+
+		if (seen == old)
+			break;
+		old = seen;
+	}
+}
+
+static __always_inline void hist_add(struct hist *h, __u64 v)
+{
+	__u32 b = hist_bucket(v);
+
+	if (b >= HIST_BUCKETS)
+		b = HIST_BUCKETS - 1;
+	__sync_fetch_and_add(&h->count, 1);
+	__sync_fetch_and_add(&h->sum, v);
+	__sync_fetch_and_add(&h->bucket[b], 1);
+	max_update(&h->max, v);
+}
+
+/* Undo hist_add(h, v) except for max, which can only have grown. */
+static __always_inline void hist_remove(struct hist *h, __u64 v)
+{
+	__u32 b = hist_bucket(v);
+
+	if (b >= HIST_BUCKETS)
+		b = HIST_BUCKETS - 1;
+	__sync_fetch_and_add(&h->count, -1);
+	__sync_fetch_and_add(&h->sum, -v);
+	__sync_fetch_and_add(&h->bucket[b], -1);
+}
+
+static __always_inline struct site_stats *site_stats_get(const struct site_key *key)
+{
+	struct site_stats *s = bpf_map_lookup_elem(&sites, key);
+
+	if (s)
+		return s;
+	bpf_map_update_elem(&sites, key, &zero_site, BPF_NOEXIST);
+	s = bpf_map_lookup_elem(&sites, key);
+	if (!s)
+		count(CNT_SITE_MAP_FULL);
+	return s;
+}
+
+static __always_inline bool starts_new_drain(const struct drain_state *d, __u64 now, __u64 nvcsw,
+					    int target_cpu)
+{
+	if (d->nvcsw != nvcsw || target_cpu <= d->last_target_cpu)
+		return true;
+	return d->pending == 0 && now - d->last_queue_ns > join_window_ns;
+}
+
+static __always_inline void mark_escalation(__u32 tid)
+{
+	struct fadvise_call *f = bpf_map_lookup_elem(&fadvise_calls, &tid);
+
+	if (f && f->advice == FADVISE_DONTNEED)
+		f->escalated = 1;
+}
+
+static __always_inline struct drain_state *drain_open(void *ctx, __u32 tid, __u64 now, __u64 nvcsw)
+{
+	struct drain_state d = {};
+	struct site_stats *s;
+
+	d.first_queue_ns = now;
+	d.nvcsw = nvcsw;
+	d.site.stack_id = bpf_get_stackid(ctx, &stacks, 0);
+	if (d.site.stack_id < 0)
+		count(CNT_STACK_LOST);
+	bpf_get_current_comm(d.site.comm, sizeof(d.site.comm));
+	bpf_map_update_elem(&drains, &tid, &d, BPF_ANY);
+	s = site_stats_get(&d.site);
+	if (s)
+		__sync_fetch_and_add(&s->drains, 1);
+	mark_escalation(tid);
+	return bpf_map_lookup_elem(&drains, &tid);
+}
+
+/* A late work joins a drain whose wait was already recorded: take that wait back. */
+static __always_inline void drain_reopen(struct drain_state *d)
+{
+	struct site_stats *s = bpf_map_lookup_elem(&sites, &d->site);
+
+	if (s)
+		hist_remove(&s->wait_ns, d->recorded_wait_ns);
+	d->recorded_wait_ns = 0;
+	count(CNT_WAIT_REVISED);
+}
+
+static __always_inline void on_queue(void *ctx, int target_cpu, struct work_struct *work)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 tid = (__u32)pid_tgid;
+	__u64 now = bpf_ktime_get_ns();
+	__u64 key = (__u64)work;
+	struct work_state ws = {};
+	struct drain_state *d;
+	__u64 nvcsw;
+
+	if (filter_tgid && (pid_tgid >> 32) != filter_tgid)
+		return;
+	nvcsw = task->nvcsw;
+	d = bpf_map_lookup_elem(&drains, &tid);
+	if (!d || starts_new_drain(d, now, nvcsw, target_cpu))
+		d = drain_open(ctx, tid, now, nvcsw);
+	else if (d->recorded_wait_ns)
+		drain_reopen(d);
+	if (!d) {
+		count(CNT_WORK_MAP_FULL);
+		return;
+	}
+	d->last_queue_ns = now;
+	d->last_target_cpu = target_cpu;
+	d->works++;
+	__sync_fetch_and_add(&d->pending, 1);
+
+	ws.queue_ns = now;
+	ws.drain_first_queue_ns = d->first_queue_ns;
+	ws.site = d->site;
+	ws.caller_tid = tid;
+	ws.caller_cpu = bpf_get_smp_processor_id();
+	if (bpf_map_update_elem(&works, &key, &ws, BPF_ANY)) {
+		__sync_fetch_and_add(&d->pending, -1);
+		count(CNT_WORK_MAP_FULL);
+	}
+}
+
+static __always_inline void on_start(struct work_struct *work)
+{
+	__u64 key = (__u64)work;
+	struct work_state *ws = bpf_map_lookup_elem(&works, &key);
+
+	if (ws)
+		ws->start_ns = bpf_ktime_get_ns();
+}
+
+static __always_inline void account_cpu(__u32 cpu, bool self, __u64 dispatch, __u64 run)
+{
+	struct cpu_stats *c = bpf_map_lookup_elem(&cpus, &cpu);
+
+	if (!c) {
+		count(CNT_CPU_OUT_OF_RANGE);
+		return;
+	}
+	__sync_fetch_and_add(&c->works, 1);
+	if (self)
+		__sync_fetch_and_add(&c->self_works, 1);
+	hist_add(&c->dispatch_ns, dispatch);
+	hist_add(&c->run_ns, run);
+}
+
+/* The work ended: if it was its drain's last pending one, the caller's wait is known. */
+static __always_inline void drain_work_done(const struct work_state *ws, struct site_stats *s,
+					    __u64 now)
+{
+	struct drain_state *d = bpf_map_lookup_elem(&drains, &ws->caller_tid);
+	__u64 wait;
+
+	if (!d || d->first_queue_ns != ws->drain_first_queue_ns)
+		return;
+	if (__sync_fetch_and_add(&d->pending, -1) != 1)
+		return;
+	wait = now - d->first_queue_ns;
+	if (s)
+		hist_add(&s->wait_ns, wait);
+	d->recorded_wait_ns = wait;
+}
+
+static __always_inline void on_end(struct work_struct *work)
+{
+	__u64 key = (__u64)work;
+	__u64 now = bpf_ktime_get_ns();
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct work_state *ws = bpf_map_lookup_elem(&works, &key);
+	struct site_stats *s;
+	__u64 dispatch, run;
+	bool self;
+
+	if (!ws || !ws->start_ns) {
+		if (!filter_tgid)
+			count(CNT_WORK_UNSEEN);
+		return;
+	}
+	dispatch = ws->start_ns - ws->queue_ns;
+	run = now - ws->start_ns;
+	self = cpu == ws->caller_cpu;
+	s = site_stats_get(&ws->site);
+	if (s) {
+		__sync_fetch_and_add(&s->works, 1);
+		if (self)
+			__sync_fetch_and_add(&s->self_works, 1);
+		hist_add(&s->dispatch_ns, dispatch);
+		hist_add(&s->run_ns, run);
+	}
+	account_cpu(cpu, self, dispatch, run);
+	drain_work_done(ws, s, now);
+	bpf_map_delete_elem(&works, &key);
+}
+
+/*
+ * The filter path: every workqueue event on the system comes through here, so
+ * it is one load and one compare before returning.
+ */
+SEC("tp_btf/workqueue_queue_work")
+int BPF_PROG(drainstat_queue_work, int req_cpu, struct pool_workqueue *pwq, struct work_struct *work)
+{
+	if ((__u64)work->func != drain_work_fn)
+		return 0;
+	/* req_cpu: queue_work_on()'s cpu, the target of a per-CPU drain work */
+	on_queue(ctx, req_cpu, work);
+	return 0;
+}
+
+SEC("tp_btf/workqueue_execute_start")
+int BPF_PROG(drainstat_execute_start, struct work_struct *work)
+{
+	if ((__u64)work->func != drain_work_fn)
+		return 0;
+	on_start(work);
+	return 0;
+}
+
+/*
+ * The work may be freed by now, hence the function argument. raw_tp, not
+ * tp_btf: the verifier refuses tp_btf reads of a function-pointer argument
+ * ("arg1 type FUNC_PROTO is not a struct"); raw_tp arguments are plain u64s.
+ */
+SEC("raw_tp/workqueue_execute_end")
+int BPF_PROG(drainstat_execute_end, struct work_struct *work, work_func_t function)
+{
+	if ((__u64)function != drain_work_fn)
+		return 0;
+	on_end(work);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_enter_fadvise64")
+int drainstat_fadvise_enter(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct fadvise_call call = {};
+
+	if (filter_tgid && (pid_tgid >> 32) != filter_tgid)
+		return 0;
+	call.start_ns = bpf_ktime_get_ns();
+	call.advice = (__u32)ctx->args[3];
+	if (bpf_map_update_elem(&fadvise_calls, &tid, &call, BPF_ANY))
+		count(CNT_FADVISE_MAP_FULL);
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_fadvise64")
+int drainstat_fadvise_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct fadvise_call *call = bpf_map_lookup_elem(&fadvise_calls, &tid);
+	struct fadvise_stats *f;
+	__u32 slot;
+
+	if (!call)
+		return 0;
+	slot = call->advice < FADVISE_ADVICE_OTHER ? call->advice : FADVISE_ADVICE_OTHER;
+	f = bpf_map_lookup_elem(&fadvise, &slot);
+	if (f) {
+		__sync_fetch_and_add(&f->calls, 1);
+		if (call->escalated)
+			__sync_fetch_and_add(&f->escalations, 1);
+		hist_add(&f->latency_ns, bpf_ktime_get_ns() - call->start_ns);
+	}
+	bpf_map_delete_elem(&fadvise_calls, &tid);
+	return 0;
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Everything that crosses the kernel/user boundary: map keys and values, the
+ * histogram layout and its bucket function. Included by bpf/drainstat.bpf.c
+ * (after vmlinux.h) and by src/ (after <linux/types.h>); includes nothing.
+ */
+#ifndef DRAINSTAT_H
+#define DRAINSTAT_H
+
+#define DRAINSTAT_COMM_LEN 16
+#define DRAINSTAT_MAX_STACK_DEPTH 32
+
+/*
+ * Log-linear histogram of nanoseconds: values 0..7 get a bucket each, then every
+ * power of two [2^e, 2^(e+1)) is split into HIST_SUB equal sub-buckets. With 8
+ * sub-buckets a bucket's midpoint is within 6.25% of any value in it. Values at
+ * or above 2^HIST_MAX_EXP ns (~275 s) land in the last bucket.
+ */
+#define HIST_SUB_BITS 3
+#define HIST_SUB (1U << HIST_SUB_BITS)
+#define HIST_MAX_EXP 38
+#define HIST_BUCKETS ((HIST_MAX_EXP - HIST_SUB_BITS + 1) * HIST_SUB)
+
+struct hist {
+	__u64 count;
+	__u64 sum;
+	__u64 max;
+	__u64 bucket[HIST_BUCKETS];
+};
+
+static inline __u32 hist_log2(__u64 v)
+{
+	__u32 r = 0, shift;
+
+	shift = (v > 0xffffffffULL) << 5;
+	v >>= shift;
+	r = shift;
+	shift = (v > 0xffff) << 4;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xff) << 3;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xf) << 2;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0x3) << 1;
+	v >>= shift;
+	r |= shift;
+	r |= (v >> 1);
+	return r;
+}
+
+static inline __u32 hist_bucket(__u64 v)
+{
+	__u32 e;
+
+	if (v < HIST_SUB)
+		return (__u32)v;
+	e = hist_log2(v);
+	if (e >= HIST_MAX_EXP)
+		return HIST_BUCKETS - 1;
+	return (e - HIST_SUB_BITS + 1) * HIST_SUB + (__u32)((v >> (e - HIST_SUB_BITS)) & (HIST_SUB - 1));
+}
+
+/* Aggregation key of a site: the caller's kernel stack at its first queued work, and comm. */
+struct site_key {
+	__s32 stack_id;
+	__u32 pad;
+	char comm[DRAINSTAT_COMM_LEN];
+};
+
+struct site_stats {
+	__u64 drains;
+	__u64 works;
+	__u64 self_works;
+	struct hist dispatch_ns;
+	struct hist run_ns;
+	struct hist wait_ns;
+};
+
+/* Per target CPU: the "victim" side. */
+struct cpu_stats {
+	__u64 works;
+	__u64 self_works;
+	struct hist dispatch_ns;
+	struct hist run_ns;
+};
+
+/* POSIX_FADV_NORMAL..POSIX_FADV_NOREUSE are 0..5; anything else counts as "other". */
+#define FADVISE_ADVICE_OTHER 6
+#define FADVISE_ADVICE_SLOTS 7
+#define FADVISE_DONTNEED 4
+
+struct fadvise_stats {
+	__u64 calls;
+	__u64 escalations;
+	struct hist latency_ns;
+};
+
+/* Counters of events not measured as they should be; every one is shown. */
+enum drainstat_counter {
+	CNT_WORK_MAP_FULL,    /* a queued work could not be tracked */
+	CNT_SITE_MAP_FULL,    /* a site could not be aggregated */
+	CNT_STACK_LOST,       /* bpf_get_stackid() failed: hash collision or full */
+	CNT_FADVISE_MAP_FULL, /* an fadvise call could not be tracked */
+	CNT_CPU_OUT_OF_RANGE, /* a target CPU beyond the cpu map */
+	CNT_WORK_UNSEEN,      /* a work ran that was queued before tracing began */
+	CNT_WAIT_REVISED,     /* a drain grew after its wait was recorded (tracepoint mode) */
+	CNT_NR,
+};
+
+#endif /* DRAINSTAT_H */

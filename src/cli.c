@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <argp.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define SECONDS_MAX (366ULL * 24 * 3600)
+
+const char *argp_program_version = "drainstat " DRAINSTAT_VERSION;
+const char *argp_program_bug_address = "<https://github.com/drainstat/drainstat/issues>";
+
+static const char doc[] =
+	"Show who triggers lru_add_drain_all(), from which kernel call site, how many CPUs each "
+	"drain hits, how long each target CPU takes to start (dispatch) and run its drain work, "
+	"how long the caller waits, and which CPUs pay.\v"
+	"Without INTERVAL, traces until Ctrl-C, SIGTERM or -d, then prints one report. With "
+	"INTERVAL, prints a report of the last INTERVAL seconds every INTERVAL seconds, COUNT "
+	"times.\n\nExamples:\n"
+	"  drainstat              # trace until Ctrl-C, then report\n"
+	"  drainstat -d 10 -s     # 10 seconds, with each site's kernel stacks\n"
+	"  drainstat 5 3          # three 5-second reports\n"
+	"  drainstat -p 1234 -H   # drains caused by process 1234, with histograms";
+
+static const char args_doc[] = "[INTERVAL [COUNT]]";
+
+static const struct argp_option options[] = {
+	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then report and exit", 0 },
+	{ "pid", 'p', "PID", 0, "Only drains and fadvise calls of process PID", 0 },
+	{ "stacks", 's', NULL, 0, "Print each site's kernel stacks", 0 },
+	{ "histograms", 'H', NULL, 0, "Print dispatch, run and wait histograms per site", 0 },
+	{ "verbose", 'v', NULL, 0, "Say more about setup (repeat for libbpf's messages)", 0 },
+	{},
+};
+
+int cli__parse_positive(const char *s, __u64 max, __u64 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v == 0 || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int cli__parse_seconds(const char *s, __u64 *ns)
+{
+	__u64 whole = 0, frac = 0, scale = 1000000000ULL;
+	const char *p = s;
+
+	if (!s || !isdigit((unsigned char)*p))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p); p++) {
+		whole = whole * 10 + (__u64)(*p - '0');
+		if (whole > SECONDS_MAX)
+			return -EINVAL;
+	}
+	if (*p == '.') {
+		if (!isdigit((unsigned char)*++p))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*p); p++) {
+			scale /= 10;
+			frac += (__u64)(*p - '0') * scale;
+		}
+	}
+	if (*p || (!whole && !frac))
+		return -EINVAL;
+	*ns = whole * 1000000000ULL + frac;
+	return 0;
+}
+
+/* One line, then exit: argp_error() would add a second "Try --help" line. */
+static void usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "drainstat: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (see drainstat --help)\n");
+	exit(EXIT_USAGE);
+}
+
+static int parse_pid(const char *arg, pid_t *pid)
+{
+	__u64 v;
+
+	if (cli__parse_positive(arg, 4194304, &v))
+		return -EINVAL;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+static int parse_positional(struct argp_state *state, const char *arg, struct options *o)
+{
+	if (state->arg_num == 0) {
+		if (cli__parse_seconds(arg, &o->interval_ns))
+			usage_error("invalid INTERVAL '%s': expected seconds > 0", arg);
+	} else if (state->arg_num == 1) {
+		if (cli__parse_positive(arg, ~0ULL >> 1, &o->count))
+			usage_error("invalid COUNT '%s': expected a positive integer", arg);
+	} else {
+		usage_error("unexpected argument '%s'", arg);
+	}
+	return 0;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct options *o = state->input;
+
+	switch (key) {
+	case 'd':
+		if (cli__parse_seconds(arg, &o->duration_ns))
+			usage_error("invalid -d '%s': expected seconds > 0", arg);
+		break;
+	case 'p':
+		if (parse_pid(arg, &o->pid))
+			usage_error("invalid -p '%s': expected a process ID", arg);
+		break;
+	case 's':
+		o->stacks = true;
+		break;
+	case 'H':
+		o->histograms = true;
+		break;
+	case 'v':
+		o->verbose++;
+		break;
+	case ARGP_KEY_ARG:
+		return parse_positional(state, arg, o);
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+void cli__parse(int argc, char **argv, struct options *opts)
+{
+	static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+
+	memset(opts, 0, sizeof(*opts));
+	/* getopt's own messages (unknown options) start with argv[0]: make it ours */
+	if (argc > 0)
+		argv[0] = (char *)"drainstat";
+	argp_err_exit_status = EXIT_USAGE;
+	argp_parse(&argp, argc, argv, 0, NULL, opts);
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel symbols from a kallsyms file: address to symbol for stack frames, and
+ * name to symbol for the addresses of functions drainstat filters on.
+ */
+#ifndef KSYMS_H
+#define KSYMS_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+struct ksyms;
+
+struct ksym {
+	const char *name;
+	const char *module; /* NULL for vmlinux */
+	__u64 addr;
+	char type; /* the kallsyms type letter: 't', 'T', 'd', ... */
+};
+
+/*
+ * Reads a kallsyms-format file (usually "/proc/kallsyms"). Returns 0 or -errno:
+ * -ENOENT if it does not exist, -EPERM if every address in it is 0 (kptr_restrict
+ * hides them), -EINVAL if it holds no parseable symbol. Malformed lines, lines with
+ * address 0 and the __pfx_ symbols over function padding (6.2+) are skipped.
+ */
+int ksyms__load(const char *path, struct ksyms **out);
+void ksyms__free(struct ksyms *ks);
+
+/*
+ * The text symbol (t, T, w, W) containing addr: the one with the greatest start
+ * <= addr; the first listed in the file among several at that address. NULL if
+ * addr is below the first text symbol. Symbols have no size, so addresses past the
+ * end of the last one still map to it.
+ */
+const struct ksym *ksyms__map_addr(const struct ksyms *ks, __u64 addr);
+
+/* The symbol named name: text symbols first, then the first listed. NULL if none. */
+const struct ksym *ksyms__get_symbol(const struct ksyms *ks, const char *name);
+
+/* How many symbols were loaded, of every type (no __pfx_ ones). */
+size_t ksyms__count(const struct ksyms *ks);
+
+#endif /* KSYMS_H */

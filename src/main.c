@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * drainstat: who triggers lru_add_drain_all(), from where, and what it costs.
+ * The command level: checks, one line per failure, the report loop.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <bpf/libbpf.h>
+
+#include "cli.h"
+#include "drainstat.h"
+#include "ksyms.h"
+#include "probe.h"
+#include "session.h"
+
+/* libbpf's messages only with -vv: the print callback takes no context. */
+static int libbpf_verbosity;
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && libbpf_verbosity < 3)
+		return 0;
+	if (libbpf_verbosity < 2)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int main(int argc, char **argv)
+{
+	struct options opts;
+
+	cli__parse(argc, argv, &opts);
+	libbpf_verbosity = opts.verbose;
+	libbpf_set_print(print_libbpf);
+	return session__run(&opts);
+}

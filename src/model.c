@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+#include "ksyms.h"
+#include "model.h"
+#include "site.h"
+
+#define MAX_FUNCTION_SIZE (1ULL << 20)
+
+static const char *const advice_names[FADVISE_ADVICE_SLOTS] = {
+	"normal", "random", "sequential", "willneed", "dontneed", "noreuse", "other",
+};
+
+static const struct {
+	const char *name;
+	bool loss;
+} counter_desc[CNT_NR] = {
+	[CNT_WORK_MAP_FULL] = { "work_map_full", true },
+	[CNT_SITE_MAP_FULL] = { "site_map_full", true },
+	[CNT_STACK_LOST] = { "stack_lost", true },
+	[CNT_FADVISE_MAP_FULL] = { "fadvise_map_full", true },
+	[CNT_CPU_OUT_OF_RANGE] = { "cpu_out_of_range", true },
+	[CNT_WORK_UNSEEN] = { "work_unseen", false },
+	[CNT_WAIT_REVISED] = { "wait_revised", false },
+};
+
+const char *model__counter_name(enum drainstat_counter c)
+{
+	return counter_desc[c].name;
+}
+
+bool model__counter_is_loss(enum drainstat_counter c)
+{
+	return counter_desc[c].loss;
+}
+
+/* The frames of a stack as "name+0xoff", and the site: the first frame outside the machinery. */
+static void symbolize(const struct snap_site *s, const struct ksyms *ks, struct model_stack *st,
+		      char *site, size_t site_size)
+{
+	const char *names[DRAINSTAT_MAX_STACK_DEPTH];
+	int i, pick;
+
+	st->nr_frames = s->nr_ips;
+	for (i = 0; i < s->nr_ips; i++) {
+		const struct ksym *sym = ks ? ksyms__map_addr(ks, s->ips[i]) : NULL;
+
+		/* no function is 1 MiB long: past that the address is in nothing we know */
+		if (sym && s->ips[i] - sym->addr >= MAX_FUNCTION_SIZE)
+			sym = NULL;
+
+		names[i] = sym ? sym->name : NULL;
+		if (sym)
+			snprintf(st->frames[i], sizeof(st->frames[i]), "%s+0x%llx", sym->name,
+				 (unsigned long long)(s->ips[i] - sym->addr));
+		else
+			snprintf(st->frames[i], sizeof(st->frames[i]), "0x%llx",
+				 (unsigned long long)s->ips[i]);
+	}
+	pick = site__pick(names, s->nr_ips);
+	if (s->nr_ips == 0)
+		snprintf(site, site_size, "[unknown]");
+	else if (pick < 0)
+		snprintf(site, site_size, "[unknown]");
+	else if (names[pick])
+		snprintf(site, site_size, "%s", names[pick]);
+	else
+		snprintf(site, site_size, "0x%llx", (unsigned long long)s->ips[pick]);
+}
+
+static struct model_site *find_row(struct model *m, const char *site, const char *comm)
+{
+	int i;
+
+	for (i = 0; i < m->nr_sites; i++)
+		if (!strcmp(m->sites[i].site, site) &&
+		    !strncmp(m->sites[i].comm, comm, DRAINSTAT_COMM_LEN))
+			return &m->sites[i];
+	return NULL;
+}
+
+static int add_stack(struct model_site *row, const struct model_stack *st)
+{
+	struct model_stack *stacks = realloc(row->stacks, (size_t)(row->nr_stacks + 1) * sizeof(*st));
+
+	if (!stacks)
+		return -ENOMEM;
+	row->stacks = stacks;
+	row->stacks[row->nr_stacks++] = *st;
+	return 0;
+}
+
+/* Adds the activity of one snapshot site (minus its previous reading) to its row. */
+static int add_site(struct model *m, const struct snap_site *cur, const struct snap_site *prev,
+		    const struct ksyms *ks, struct model_stack *st)
+{
+	char site[MODEL_NAME_LEN], comm[DRAINSTAT_COMM_LEN];
+	struct model_site *row;
+	struct hist h;
+	__u64 drains = cur->stats.drains - (prev ? prev->stats.drains : 0);
+	__u64 works = cur->stats.works - (prev ? prev->stats.works : 0);
+
+	if (!drains && !works && cur->stats.wait_ns.count == (prev ? prev->stats.wait_ns.count : 0))
+		return 0;
+	symbolize(cur, ks, st, site, sizeof(site));
+	memcpy(comm, cur->key.comm, sizeof(comm));
+	comm[sizeof(comm) - 1] = '\0';
+	row = find_row(m, site, comm);
+	if (!row) {
+		row = &m->sites[m->nr_sites++];
+		memset(row, 0, sizeof(*row));
+		snprintf(row->site, sizeof(row->site), "%s", site);
+		memcpy(row->comm, comm, sizeof(comm));
+	}
+	row->drains += drains;
+	row->works += works;
+	row->self_works += cur->stats.self_works - (prev ? prev->stats.self_works : 0);
+	hist__delta(&cur->stats.dispatch_ns, prev ? &prev->stats.dispatch_ns : NULL, &h);
+	hist__merge(&row->dispatch_ns, &h);
+	hist__delta(&cur->stats.run_ns, prev ? &prev->stats.run_ns : NULL, &h);
+	hist__merge(&row->run_ns, &h);
+	hist__delta(&cur->stats.wait_ns, prev ? &prev->stats.wait_ns : NULL, &h);
+	hist__merge(&row->wait_ns, &h);
+	st->drains = drains;
+	return add_stack(row, st);
+}
+
+static int cmp_stacks(const void *a, const void *b)
+{
+	const struct model_stack *x = a, *y = b;
+
+	return x->drains == y->drains ? 0 : x->drains > y->drains ? -1 : 1;
+}
+
+static int cmp_sites(const void *a, const void *b)
+{
+	const struct model_site *x = a, *y = b;
+	int c;
+
+	if (x->wait_ns.sum != y->wait_ns.sum)
+		return x->wait_ns.sum > y->wait_ns.sum ? -1 : 1;
+	if (x->drains != y->drains)
+		return x->drains > y->drains ? -1 : 1;
+	c = strcmp(x->site, y->site);
+	return c ? c : strcmp(x->comm, y->comm);
+}
+
+static int build_sites(struct model *m, const struct snapshot *cur, const struct snapshot *prev,
+		       const struct ksyms *ks)
+{
+	struct model_stack *st = malloc(sizeof(*st));
+	int i, err = 0;
+
+	m->sites = calloc((size_t)cur->nr_sites + 1, sizeof(*m->sites));
+	if (!m->sites || !st) {
+		free(st);
+		return -ENOMEM;
+	}
+	for (i = 0; i < cur->nr_sites && !err; i++) {
+		const struct snap_site *p = prev ? snapshot__find_site(prev, &cur->sites[i].key) : NULL;
+
+		err = add_site(m, &cur->sites[i], p, ks, st);
+	}
+	free(st);
+	qsort(m->sites, (size_t)m->nr_sites, sizeof(*m->sites), cmp_sites);
+	for (i = 0; i < m->nr_sites; i++) {
+		qsort(m->sites[i].stacks, (size_t)m->sites[i].nr_stacks, sizeof(struct model_stack),
+		      cmp_stacks);
+		m->drains += m->sites[i].drains;
+		m->works += m->sites[i].works;
+		m->self_works += m->sites[i].self_works;
+	}
+	return err;
+}
+
+static int build_cpus(struct model *m, const struct snapshot *cur, const struct snapshot *prev)
+{
+	int cpu;
+
+	m->cpus = calloc((size_t)cur->nr_cpus + 1, sizeof(*m->cpus));
+	if (!m->cpus)
+		return -ENOMEM;
+	for (cpu = 0; cpu < cur->nr_cpus; cpu++) {
+		const struct cpu_stats *c = &cur->cpus[cpu];
+		const struct cpu_stats *p = prev && cpu < prev->nr_cpus ? &prev->cpus[cpu] : NULL;
+		struct model_cpu *mc = &m->cpus[m->nr_cpus];
+
+		if (c->works == (p ? p->works : 0))
+			continue;
+		mc->cpu = cpu;
+		mc->works = c->works - (p ? p->works : 0);
+		mc->self_works = c->self_works - (p ? p->self_works : 0);
+		hist__delta(&c->dispatch_ns, p ? &p->dispatch_ns : NULL, &mc->dispatch_ns);
+		hist__delta(&c->run_ns, p ? &p->run_ns : NULL, &mc->run_ns);
+		m->nr_cpus++;
+	}
+	return 0;
+}
+
+static void build_fadvise(struct model *m, const struct snapshot *cur, const struct snapshot *prev)
+{
+	int i;
+
+	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++) {
+		const struct fadvise_stats *c = &cur->fadvise[i];
+		const struct fadvise_stats *p = prev ? &prev->fadvise[i] : NULL;
+		struct model_fadvise *f = &m->fadvise[i];
+
+		f->advice = advice_names[i];
+		f->calls = c->calls - (p ? p->calls : 0);
+		f->escalations = c->escalations - (p ? p->escalations : 0);
+		hist__delta(&c->latency_ns, p ? &p->latency_ns : NULL, &f->latency_ns);
+	}
+}
+
+int model__build(const struct snapshot *cur, const struct snapshot *prev, __u64 start_ns,
+		 const struct ksyms *ks, const struct model_info *info, struct model *out)
+{
+	int i, err;
+
+	memset(out, 0, sizeof(*out));
+	out->info = *info;
+	out->span_ns = cur->taken_ns - (prev ? prev->taken_ns : start_ns);
+	err = build_sites(out, cur, prev, ks);
+	if (!err)
+		err = build_cpus(out, cur, prev);
+	if (err) {
+		model__free(out);
+		return err;
+	}
+	build_fadvise(out, cur, prev);
+	for (i = 0; i < CNT_NR; i++) {
+		out->counters[i] = cur->counters[i] - (prev ? prev->counters[i] : 0);
+		if (model__counter_is_loss(i))
+			out->lost += out->counters[i];
+	}
+	return 0;
+}
+
+void model__free(struct model *m)
+{
+	int i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nr_sites; i++)
+		free(m->sites[i].stacks);
+	free(m->sites);
+	free(m->cpus);
+	memset(m, 0, sizeof(*m));
+}

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <string.h>
+
+#include "hist.h"
+#include "report_text.h"
+#include "units.h"
+
+#define NUM_W 6 /* a duration column: " 9.1us" */
+#define SITE_MAX_W 40
+
+const char *report_text__escape(const char *s, size_t len, char *buf, size_t size)
+{
+	size_t i, o = 0;
+
+	for (i = 0; i < len && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+		bool plain = c >= 0x20 && c < 0x7f && c != '\\';
+
+		if (o + (plain ? 1 : 4) >= size)
+			break;
+		if (plain)
+			buf[o++] = (char)c;
+		else
+			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+void report_text__header(FILE *f, const struct model_info *info, const char *version)
+{
+	fprintf(f, "drainstat %s: mode %s, kernel %s", version, info->mode, info->kernel);
+	if (info->filter_pid)
+		fprintf(f, ", pid %u only", info->filter_pid);
+	fprintf(f, "\n");
+	if (info->blind_spots)
+		fprintf(f, "%s mode cannot see %s\n", info->mode, info->blind_spots);
+}
+
+static void put_ns(FILE *f, __u64 ns)
+{
+	char buf[UNITS_DURATION_LEN];
+
+	fprintf(f, " %*s", NUM_W - 1, units__duration(ns, buf, sizeof(buf)));
+}
+
+/* "p50 p99 max" of a histogram; "-" for each when it is empty. */
+static void put_dist(FILE *f, const struct hist *h, bool with_max)
+{
+	if (!h->count) {
+		fprintf(f, " %*s %*s", NUM_W - 1, "-", NUM_W - 1, "-");
+		if (with_max)
+			fprintf(f, " %*s", NUM_W - 1, "-");
+		return;
+	}
+	put_ns(f, hist__percentile(h, 0.50));
+	put_ns(f, hist__percentile(h, 0.99));
+	if (with_max)
+		put_ns(f, h->max);
+}
+
+struct site_widths {
+	int site, comm;
+};
+
+static struct site_widths site_widths(const struct model *m)
+{
+	struct site_widths w = { 4, 4 };
+	char buf[4 * DRAINSTAT_COMM_LEN + 1];
+	int i, n;
+
+	for (i = 0; i < m->nr_sites; i++) {
+		n = (int)strlen(m->sites[i].site);
+		w.site = n > w.site ? n : w.site;
+		n = (int)strlen(report_text__escape(m->sites[i].comm, DRAINSTAT_COMM_LEN, buf,
+						    sizeof(buf)));
+		w.comm = n > w.comm ? n : w.comm;
+	}
+	w.site = w.site > SITE_MAX_W ? SITE_MAX_W : w.site;
+	return w;
+}
+
+static void print_site_header(FILE *f, const struct site_widths *w, bool wait_lower_bound)
+{
+	fprintf(f, "%*s %s %s %s\n", w->site + w->comm + 19, "", "---- DISPATCH ---",
+		"------ RUN ------", wait_lower_bound ? "-- WAIT~ --" : "-- WAIT ---");
+	fprintf(f, "%-*s %-*s %6s %5s %4s", w->site, "SITE", w->comm, "COMM", "DRAINS", "WORKS",
+		"SELF");
+	fprintf(f, " %5s %5s %5s %5s %5s %5s %5s %5s\n", "p50", "p99", "max", "p50", "p99", "max",
+		"p50", "p99");
+}
+
+static void print_site_row(FILE *f, const struct model_site *s, const struct site_widths *w)
+{
+	char comm[4 * DRAINSTAT_COMM_LEN + 1];
+
+	fprintf(f, "%-*.*s %-*s %6llu %5llu %4llu", w->site, SITE_MAX_W, s->site, w->comm,
+		report_text__escape(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)),
+		(unsigned long long)s->drains, (unsigned long long)s->works,
+		(unsigned long long)s->self_works);
+	put_dist(f, &s->dispatch_ns, true);
+	put_dist(f, &s->run_ns, true);
+	put_dist(f, &s->wait_ns, false);
+	fputc('\n', f);
+}
+
+static void print_stacks(FILE *f, const struct model_site *s)
+{
+	int i, j;
+
+	for (i = 0; i < s->nr_stacks; i++) {
+		fprintf(f, "    stack %d of %d (%llu drain%s)\n", i + 1, s->nr_stacks,
+			(unsigned long long)s->stacks[i].drains, s->stacks[i].drains == 1 ? "" : "s");
+		if (!s->stacks[i].nr_frames)
+			fprintf(f, "      [stack lost]\n");
+		for (j = 0; j < s->stacks[i].nr_frames; j++)
+			fprintf(f, "      %s\n", s->stacks[i].frames[j]);
+	}
+}
+
+static void print_hist(FILE *f, const char *name, const struct hist *h)
+{
+	char lo[UNITS_DURATION_LEN], hi[UNITS_DURATION_LEN];
+	int b, first = -1, last = -1;
+	const int nr_buckets = HIST_BUCKETS;
+	__u64 peak = 0;
+
+	for (b = 0; b < nr_buckets; b++) {
+		if (!h->bucket[b])
+			continue;
+		first = first < 0 ? b : first;
+		last = b;
+		peak = h->bucket[b] > peak ? h->bucket[b] : peak;
+	}
+	fprintf(f, "    %s: %llu samples\n", name, (unsigned long long)h->count);
+	for (b = first; b >= 0 && b <= last; b++) {
+		int bar = (int)(h->bucket[b] * 40 / peak);
+
+		fprintf(f, "      %6s .. %-6s %8llu |%-40.*s|\n",
+			units__duration(hist__bucket_low((__u32)b), lo, sizeof(lo)),
+			units__duration(hist__bucket_high((__u32)b), hi, sizeof(hi)),
+			(unsigned long long)h->bucket[b], bar,
+			"****************************************");
+	}
+}
+
+static void print_sites(FILE *f, const struct model *m, const struct text_opts *opts)
+{
+	struct site_widths w = site_widths(m);
+	int i;
+
+	if (!m->nr_sites) {
+		fprintf(f, "no drains\n");
+		return;
+	}
+	print_site_header(f, &w, m->info.wait_is_lower_bound);
+	for (i = 0; i < m->nr_sites; i++) {
+		print_site_row(f, &m->sites[i], &w);
+		if (opts->stacks)
+			print_stacks(f, &m->sites[i]);
+		if (opts->histograms) {
+			print_hist(f, "dispatch", &m->sites[i].dispatch_ns);
+			print_hist(f, "run", &m->sites[i].run_ns);
+			print_hist(f, m->info.wait_is_lower_bound ? "wait~" : "wait",
+				   &m->sites[i].wait_ns);
+		}
+	}
+}
+
+static void print_fadvise(FILE *f, const struct model *m)
+{
+	bool any = false;
+	int i;
+
+	if (!m->info.has_fadvise) {
+		fprintf(f, "\nfadvise: not traced (no syscalls:sys_enter_fadvise64 tracepoint)\n");
+		return;
+	}
+	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++) {
+		const struct model_fadvise *a = &m->fadvise[i];
+
+		if (!a->calls)
+			continue;
+		if (!any)
+			fprintf(f, "\n%-10s %7s %9s %5s %5s %5s\n", "FADVISE", "CALLS", "ESCALATED",
+				"p50", "p99", "max");
+		any = true;
+		fprintf(f, "%-10s %7llu %9llu", a->advice, (unsigned long long)a->calls,
+			(unsigned long long)a->escalations);
+		put_dist(f, &a->latency_ns, true);
+		fputc('\n', f);
+	}
+	if (!any)
+		fprintf(f, "\nfadvise: no calls\n");
+}
+
+static void print_cpus(FILE *f, const struct model *m)
+{
+	int i;
+
+	if (!m->nr_cpus)
+		return;
+	fprintf(f, "\n%16s %s %s\n", "", "---- DISPATCH ---", "--------- RUN ---------");
+	fprintf(f, "%-4s %6s %4s %5s %5s %5s %5s %5s %5s %5s\n", "CPU", "WORKS", "SELF", "p50",
+		"p99", "max", "p50", "p99", "max", "TOTAL");
+	for (i = 0; i < m->nr_cpus; i++) {
+		const struct model_cpu *c = &m->cpus[i];
+
+		fprintf(f, "%-4d %6llu %4llu", c->cpu, (unsigned long long)c->works,
+			(unsigned long long)c->self_works);
+		put_dist(f, &c->dispatch_ns, true);
+		put_dist(f, &c->run_ns, true);
+		put_ns(f, c->run_ns.sum);
+		fputc('\n', f);
+	}
+}
+
+static void print_counters(FILE *f, const struct model *m)
+{
+	int i;
+
+	if (!m->lost && !m->counters[CNT_WORK_UNSEEN] && !m->counters[CNT_WAIT_REVISED])
+		return;
+	fprintf(f, "\n");
+	for (i = 0; i < CNT_NR; i++)
+		if (m->counters[i])
+			fprintf(f, "%s %s: %llu\n", model__counter_is_loss(i) ? "lost" : "note",
+				model__counter_name(i), (unsigned long long)m->counters[i]);
+}
+
+void report_text__print(FILE *f, const struct model *m, const struct text_opts *opts)
+{
+	char span[UNITS_DURATION_LEN];
+
+	if (opts->timestamp)
+		fprintf(f, "%s  ", opts->timestamp);
+	fprintf(f, "%s: %llu drains, %llu works (%llu self), %llu lost\n",
+		units__duration(m->span_ns, span, sizeof(span)), (unsigned long long)m->drains,
+		(unsigned long long)m->works, (unsigned long long)m->self_works,
+		(unsigned long long)m->lost);
+	print_sites(f, m, opts);
+	print_fadvise(f, m);
+	print_cpus(f, m);
+	print_counters(f, m);
+}

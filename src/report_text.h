@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The text report for a terminal: the mode line, the site table, fadvise, victim CPUs. */
+#ifndef REPORT_TEXT_H
+#define REPORT_TEXT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "model.h"
+
+struct text_opts {
+	bool stacks;     /* -s: each site's kernel stacks */
+	bool histograms; /* -H: dispatch/run/wait histograms per site */
+	const char *timestamp; /* printed before the report, may be NULL */
+};
+
+/* The first line of the output: mode, kernel, and what the mode cannot see. */
+void report_text__header(FILE *f, const struct model_info *info, const char *version);
+void report_text__print(FILE *f, const struct model *m, const struct text_opts *opts);
+
+/* Copies s into buf with anything unprintable as \xNN, so it never reaches a terminal raw. */
+const char *report_text__escape(const char *s, size_t len, char *buf, size_t size);
+
+#endif /* REPORT_TEXT_H */

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdarg.h>
+#include <time.h>
+#include <sys/utsname.h>
+
+#include "ksyms.h"
+#include "model.h"
+#include "probe.h"
+#include "report_text.h"
+#include "session.h"
+#include "tracer.h"
+
+#define KALLSYMS "/proc/kallsyms"
+#define BTF_PATH "/sys/kernel/btf/vmlinux"
+#define TRACEFS "/sys/kernel/tracing"
+#define DRAIN_WORK_FN "lru_add_drain_per_cpu"
+
+static const char tracepoint_blind_spots[] =
+	"drain entry or exit: WAIT~ is first queue to last work end (a lower bound); "
+	"no lock time, piggybacked or empty drains, local drains";
+
+/* Set from the signal handler: which signal asked us to stop. */
+static volatile sig_atomic_t stop_signal;
+
+struct session {
+	const struct options *opts;
+	struct ksyms *ksyms;
+	struct tracer *tracer;
+	int tracefs_mounted;
+	struct utsname uts;
+	struct model_info info;
+};
+
+static void on_signal(int sig)
+{
+	/* a second Ctrl-C really kills: the kernel drops fd-based links with us */
+	if (stop_signal && sig == SIGINT) {
+		signal(SIGINT, SIG_DFL);
+		raise(SIGINT);
+	}
+	stop_signal = sig;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+static void sleep_until(__u64 deadline)
+{
+	struct timespec ts = { .tv_sec = (time_t)(deadline / 1000000000ULL),
+			       .tv_nsec = (long)(deadline % 1000000000ULL) };
+
+	/* returns early with EINTR when a signal arrives */
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "drainstat: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+static int check_pid(pid_t pid)
+{
+	if (!pid || !kill(pid, 0) || errno == EPERM)
+		return EXIT_OK;
+	return fail(EXIT_NO_PROCESS, "no process with PID %d", pid);
+}
+
+static int load_symbols(struct session *s, __u64 *drain_work_fn)
+{
+	const struct ksym *sym;
+	int err = ksyms__load(KALLSYMS, &s->ksyms);
+
+	if (err == -EPERM)
+		return fail(EXIT_NO_KALLSYMS, "kernel addresses in %s are hidden; run as root or "
+			    "set kernel.kptr_restrict=0", KALLSYMS);
+	if (err)
+		return fail(EXIT_NO_KALLSYMS, "cannot read %s: %s", KALLSYMS, strerror(-err));
+	sym = ksyms__get_symbol(s->ksyms, DRAIN_WORK_FN);
+	if (!sym)
+		return fail(EXIT_NO_SYMBOL, "this kernel has no %s in %s: cannot tell LRU drain "
+			    "works from other work items", DRAIN_WORK_FN, KALLSYMS);
+	*drain_work_fn = sym->addr;
+	return EXIT_OK;
+}
+
+static int check_kernel(struct session *s)
+{
+	int err;
+
+	if (probe__privileges())
+		return fail(EXIT_NO_PERM, "need root, or CAP_BPF and CAP_PERFMON");
+	if (probe__btf(BTF_PATH))
+		return fail(EXIT_NO_BTF, "the kernel exposes no BTF (%s): drainstat needs a kernel "
+			    "built with CONFIG_DEBUG_INFO_BTF=y", BTF_PATH);
+	err = probe__tracefs(TRACEFS);
+	if (err < 0)
+		return fail(EXIT_NO_TRACEFS, "tracefs is not mounted at %s and mounting it failed: "
+			    "%s", TRACEFS, strerror(-err));
+	s->tracefs_mounted = err;
+	return EXIT_OK;
+}
+
+static const char *step_name(enum tracer_step step)
+{
+	switch (step) {
+	case TRACER_OPEN:
+		return "open";
+	case TRACER_LOAD:
+		return "load";
+	default:
+		return "attach";
+	}
+}
+
+static int start_tracer(struct session *s, __u64 drain_work_fn)
+{
+	struct tracer_opts topts = { .drain_work_fn = drain_work_fn,
+				     .filter_tgid = (__u32)s->opts->pid };
+	enum tracer_step step;
+	int err = tracer__start(&topts, &s->tracer, &step);
+
+	if (err)
+		return fail(EXIT_BPF, "cannot %s the BPF programs: %s (-vv shows libbpf's log)",
+			    step_name(step), strerror(-err));
+	return EXIT_OK;
+}
+
+static int setup(struct session *s)
+{
+	__u64 drain_work_fn = 0;
+	int code;
+
+	code = check_pid(s->opts->pid);
+	if (code == EXIT_OK)
+		code = check_kernel(s);
+	if (code == EXIT_OK)
+		code = load_symbols(s, &drain_work_fn);
+	if (code == EXIT_OK)
+		code = start_tracer(s, drain_work_fn);
+	if (code != EXIT_OK)
+		return code;
+	uname(&s->uts);
+	s->info = (struct model_info){
+		.mode = "tracepoint",
+		.kernel = s->uts.release,
+		.blind_spots = tracepoint_blind_spots,
+		.wait_is_lower_bound = true,
+		.has_fadvise = tracer__has_fadvise(s->tracer),
+		.cumulative = !s->opts->interval_ns,
+		.filter_pid = (__u32)s->opts->pid,
+	};
+	return EXIT_OK;
+}
+
+static int report(struct session *s, const struct snapshot *cur, const struct snapshot *prev,
+		  __u64 start_ns)
+{
+	struct text_opts topts = { .stacks = s->opts->stacks, .histograms = s->opts->histograms };
+	char stamp[16];
+	struct model m;
+	time_t t = time(NULL);
+	int err;
+
+	err = model__build(cur, prev, start_ns, s->ksyms, &s->info, &m);
+	if (err)
+		return err;
+	if (s->opts->interval_ns) {
+		strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&t));
+		topts.timestamp = stamp;
+		fputc('\n', stdout);
+	}
+	report_text__print(stdout, &m, &topts);
+	fflush(stdout);
+	model__free(&m);
+	return 0;
+}
+
+/* Reports until COUNT, -d or a signal; always ends with what was not reported yet. */
+static int trace_loop(struct session *s)
+{
+	const struct options *o = s->opts;
+	struct snapshot prev = {}, cur = {};
+	__u64 start = now_ns(), end = o->duration_ns ? start + o->duration_ns : ~0ULL;
+	__u64 next = o->interval_ns ? start + o->interval_ns : end, reports = 0;
+	int err = 0;
+
+	for (;;) {
+		sleep_until(next < end ? next : end);
+		if (!stop_signal && now_ns() < (next < end ? next : end))
+			continue;
+		err = tracer__snapshot(s->tracer, &cur);
+		if (!err)
+			err = report(s, &cur, o->interval_ns && reports ? &prev : NULL, start);
+		if (err)
+			break;
+		snapshot__free(&prev);
+		prev = cur;
+		memset(&cur, 0, sizeof(cur));
+		reports++;
+		if (stop_signal || now_ns() >= end || (o->count && reports >= o->count))
+			break;
+		next += o->interval_ns;
+	}
+	snapshot__free(&prev);
+	snapshot__free(&cur);
+	return err;
+}
+
+static void teardown(struct session *s)
+{
+	tracer__free(s->tracer);
+	probe__tracefs_release(TRACEFS, s->tracefs_mounted);
+	ksyms__free(s->ksyms);
+}
+
+int session__run(const struct options *opts)
+{
+	struct session s = { .opts = opts };
+	int code, err;
+
+	install_signals();
+	code = setup(&s);
+	if (code == EXIT_OK) {
+		report_text__header(stdout, &s.info, DRAINSTAT_VERSION);
+		fflush(stdout);
+		err = trace_loop(&s);
+		if (err)
+			code = fail(EXIT_RUNTIME, "cannot read the BPF maps: %s", strerror(-err));
+	}
+	teardown(&s);
+	return code;
+}

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stddef.h>
+#include <string.h>
+
+#include "site.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Every way a drain reaches the workqueue tracepoint, 5.10 to 6.18. */
+static const char *const drain_functions[] = {
+    "queue_work_on",	 "__queue_work",      "__lru_add_drain_all",
+    "lru_add_drain_all", "lru_cache_disable",
+};
+
+/* What a tracepoint, raw tracepoint or kprobe program puts on top of the stack. */
+static const char *const glue_prefixes[] = {
+    "bpf_trace_run", "__bpf_trace_", "__traceiter_", "bpf_prog_", "trace_", "__probestub_",
+};
+
+/* Compares name without a compiler clone suffix: .constprop.0, .isra.0, .part.0, .cold */
+static bool is_drain_function(const char *name)
+{
+	size_t len = strcspn(name, ".");
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(drain_functions); i++) {
+		if (strlen(drain_functions[i]) == len && !strncmp(name, drain_functions[i], len))
+			return true;
+	}
+	return false;
+}
+
+static bool is_glue(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(glue_prefixes); i++) {
+		if (!strncmp(name, glue_prefixes[i], strlen(glue_prefixes[i])))
+			return true;
+	}
+	return false;
+}
+
+bool site__is_machinery(const char *name)
+{
+	return name && (is_drain_function(name) || is_glue(name));
+}
+
+/*
+ * The site is the frame right after the outermost drain function. Scanning for
+ * that frame, rather than for the first non-machinery one, also skips what sits
+ * on top of the stack unnamed: the BPF program itself, loaded after the symbols
+ * were read. A stack with no drain function (a hook on some other path) gets
+ * its first named frame that is not tracing glue.
+ */
+int site__pick(const char *const *frames, int n)
+{
+	int i, last_drain = -1;
+
+	for (i = 0; i < n; i++)
+		if (frames[i] && is_drain_function(frames[i]))
+			last_drain = i;
+	if (last_drain >= 0)
+		return last_drain + 1 < n ? last_drain + 1 : -1;
+	for (i = 0; i < n; i++)
+		if (frames[i] && !is_glue(frames[i]))
+			return i;
+	return -1;
+}

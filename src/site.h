@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A drain's site: the first frame of the caller's kernel stack outside the drain
+ * machinery, e.g. generic_fadvise (see shared/DESIGN.md, "The model").
+ */
+#ifndef SITE_H
+#define SITE_H
+
+#include <stdbool.h>
+
+/*
+ * frames[0] is the innermost frame (where the tracepoint fired); a NULL name is an
+ * unknown address. Returns the index of the frame right after the outermost drain
+ * function (it may be unknown: the caller prints its address), or without a drain
+ * function the first named frame that is not tracing glue; -1 if there is none.
+ */
+int site__pick(const char *const *frames, int n);
+
+/*
+ * True for the drain functions (queue_work_on, __queue_work, __lru_add_drain_all,
+ * lru_add_drain_all, lru_cache_disable), also as compiler clones such as
+ * __lru_add_drain_all.constprop.0, and for the tracing glue on top of a BPF stack.
+ */
+bool site__is_machinery(const char *name);
+
+#endif /* SITE_H */

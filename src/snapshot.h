@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One reading of the kernel's aggregates, taken once per interval: plain data,
+ * no libbpf. The model is built from two of them (now and the previous one).
+ */
+#ifndef SNAPSHOT_H
+#define SNAPSHOT_H
+
+#include <linux/types.h>
+#include "drainstat.h"
+
+struct snap_site {
+	struct site_key key;
+	struct site_stats stats;
+	__u64 ips[DRAINSTAT_MAX_STACK_DEPTH]; /* the caller's kernel stack, innermost first */
+	int nr_ips;                           /* 0 when the stack was lost */
+};
+
+struct snapshot {
+	__u64 taken_ns; /* CLOCK_MONOTONIC */
+	struct snap_site *sites;
+	int nr_sites;
+	struct cpu_stats *cpus;
+	int nr_cpus;
+	struct fadvise_stats fadvise[FADVISE_ADVICE_SLOTS];
+	__u64 counters[CNT_NR];
+};
+
+void snapshot__free(struct snapshot *snap);
+const struct snap_site *snapshot__find_site(const struct snapshot *snap, const struct site_key *key);
+
+#endif /* SNAPSHOT_H */

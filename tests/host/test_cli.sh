@@ -1,0 +1,103 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The command line on the live kernel: bad input, filters, signals, the
+# environment checks; each with its documented exit code.
+set -u
+. tests/host/lib.sh
+PROGS_BEFORE=$(bpf_progs)
+
+# bad arguments: exit 64 and one line on stderr naming the problem
+bad_args() {
+	local out rc
+	out=$("$DRAINSTAT" "$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -eq 64 ] && [ -n "$out" ] && grep -q '^drainstat: ' <<<"$out"; then
+		pass "bad arguments: $*"
+	else
+		fail "bad arguments: $*" "exit $rc, stderr '$out'"
+	fi
+}
+bad_args -d 0
+bad_args -d -1
+bad_args -d 1x
+bad_args -d ''
+bad_args -p abc
+bad_args -p 0
+bad_args -p 99999999999
+bad_args 0
+bad_args 1 0
+bad_args 1 2 3
+bad_args x
+bad_args --no-such-option
+bad_args -d 99999999999999999999
+
+check "--version" bash -c "'$DRAINSTAT' --version | grep -q '^drainstat [0-9]'"
+check "--help exits 0 and shows the synopsis" bash -c "'$DRAINSTAT' --help | grep -q 'INTERVAL'"
+
+# a PID that does not exist
+"$DRAINSTAT" -p 4194303 -d 1 >/dev/null 2>"$TMPDIR_TEST/err"
+expect_eq "no such PID: exit 65" $? 65
+check "no such PID: says so" grep -q 'no process with PID 4194303' "$TMPDIR_TEST/err"
+
+# not root: exit 77 with a hint
+if command -v setpriv >/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$DRAINSTAT" -d 1 >/dev/null 2>"$TMPDIR_TEST/err"
+	expect_eq "unprivileged: exit 77" $? 77
+	check "unprivileged: says what is needed" grep -q 'CAP_BPF and CAP_PERFMON' "$TMPDIR_TEST/err"
+fi
+
+# nothing to report: a process that never drains
+sleep 60 &
+IDLE=$!
+"$DRAINSTAT" -d 1 -p $IDLE >"$TMPDIR_TEST/idle" 2>&1
+expect_eq "no drains: exit 0" $? 0
+check "no drains: says so" grep -q '^no drains$' "$TMPDIR_TEST/idle"
+check "no drains: zero totals" grep -q ': 0 drains, 0 works (0 self), 0 lost$' "$TMPDIR_TEST/idle"
+
+# -p filters out everything else: the workload's drains are not counted
+COMM=dsfilt$$
+COMM=${COMM:0:15}
+"$WORKLOADS/drainforce" -n 50 -c "$COMM" -s 3000 "$TMPDIR_TEST/data" &
+WL=$!
+wait_comm $WL "$COMM"
+start_drainstat "$TMPDIR_TEST/filtered" -p $IDLE
+wait $WL
+kill -INT $DS_PID
+wait_drainstat
+check "-p: other processes' drains are not counted" bash -c \
+	"! grep -q '$COMM' '$TMPDIR_TEST/filtered' && grep -q '^no drains$' '$TMPDIR_TEST/filtered'"
+
+# SIGTERM: a final report, exit 0, nothing left attached
+start_drainstat "$TMPDIR_TEST/term"
+sleep 0.5
+check "programs attached while tracing" test "$(bpf_progs)" -ge $((PROGS_BEFORE + 3))
+kill -TERM $DS_PID
+wait_drainstat
+expect_eq "SIGTERM: exit 0" $DS_RC 0
+check "SIGTERM: final report" grep -q 'drains, .* works' "$TMPDIR_TEST/term"
+check "SIGTERM: no BPF program left" test "$(bpf_progs)" -eq "$PROGS_BEFORE"
+
+# -d: stops by itself
+"$DRAINSTAT" -d 0.5 >"$TMPDIR_TEST/dur" 2>&1
+expect_eq "-d 0.5: exit 0" $? 0
+check "-d 0.5: one report" test "$(grep -c 'drains, .* works' "$TMPDIR_TEST/dur")" -eq 1
+
+# INTERVAL COUNT: COUNT reports, each with a timestamp
+"$DRAINSTAT" 0.3 3 >"$TMPDIR_TEST/int" 2>&1
+expect_eq "INTERVAL COUNT: exit 0" $? 0
+expect_eq "INTERVAL COUNT: 3 reports" "$(grep -Ec '^[0-9]{2}:[0-9]{2}:[0-9]{2}  ' "$TMPDIR_TEST/int")" 3
+
+# tracefs not mounted: drainstat mounts it, and leaves the system as it found it
+if grep -q ' /sys/kernel/tracing tracefs ' /proc/mounts; then
+	umount /sys/kernel/tracing
+	remount=1
+fi
+"$DRAINSTAT" -d 0.3 >"$TMPDIR_TEST/tfs" 2>&1
+expect_eq "tracefs unmounted: exit 0" $? 0
+check "tracefs unmounted: fadvise still traced" bash -c "! grep -q 'fadvise: not traced' '$TMPDIR_TEST/tfs'"
+check "tracefs unmounted again afterwards" bash -c "! grep -q ' /sys/kernel/tracing tracefs ' /proc/mounts"
+[ -n "${remount:-}" ] && mount -t tracefs nodev /sys/kernel/tracing
+
+kill $IDLE
+exit 0

@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The truth test: drainforce forces exactly N remote drains (one work each on
+# CPU A, queued by a thread on CPU B) under a distinctive comm; drainstat must
+# count exactly that, at site generic_fadvise, with CPU A as the victim.
+set -u
+. tests/host/lib.sh
+PROGS_BEFORE=$(bpf_progs)
+
+N=200
+CPU_A=0
+CPU_B=1
+COMM=dsforce$$
+COMM=${COMM:0:15}
+FILE=$TMPDIR_TEST/data
+OUT=$TMPDIR_TEST/report
+
+"$WORKLOADS/drainforce" -n $N -a $CPU_A -b $CPU_B -c "$COMM" -s 5000 "$FILE" &
+WL=$!
+if ! wait_comm $WL "$COMM"; then
+	fail "drainforce setup" "comm $COMM never appeared"
+	exit 1
+fi
+start_drainstat "$OUT" -p $WL || { fail "drainstat starts"; exit 1; }
+wait $WL
+check "drainforce ran $N rounds" test $? -eq 0
+kill -INT $DS_PID
+wait_drainstat
+expect_eq "exit status after SIGINT" $DS_RC 0
+
+drains=$(site_field "$OUT" generic_fadvise "$COMM" 3)
+works=$(site_field "$OUT" generic_fadvise "$COMM" 4)
+self=$(site_field "$OUT" generic_fadvise "$COMM" 5)
+expect_eq "drains at generic_fadvise for $COMM" "$drains" $N
+expect_eq "remote works (works - self)" "$((works - self))" $N
+# self works happen when CPU B batched something new meanwhile (DESIGN.md)
+victim_b=$(cpu_field "$OUT" $CPU_B 3)
+expect_eq "self works all on CPU $CPU_B" "${victim_b:-0}" "$self"
+
+# dispatch and run: above 0, below a second
+for f in 6 7 8 9 10 11; do
+	ns=$(to_ns "$(site_field "$OUT" generic_fadvise "$COMM" $f)")
+	expect_range "site latency column $f in (0, 1s)" "$ns" 1 999999999
+done
+dispatch_p50=$(to_ns "$(site_field "$OUT" generic_fadvise "$COMM" 6)")
+run_p50=$(to_ns "$(site_field "$OUT" generic_fadvise "$COMM" 9)")
+wait_p50=$(to_ns "$(site_field "$OUT" generic_fadvise "$COMM" 12)")
+# wait covers a work's dispatch and run; 15% for the histogram's rounding
+expect_range "wait p50 >= dispatch p50 + run p50" "$wait_p50" \
+	$(((dispatch_p50 + run_p50) * 85 / 100)) 999999999
+
+expect_eq "fadvise DONTNEED calls" "$(fadvise_field "$OUT" dontneed 2)" $N
+expect_eq "fadvise escalations" "$(fadvise_field "$OUT" dontneed 3)" $N
+
+expect_eq "victim CPU $CPU_A works" "$(cpu_field "$OUT" $CPU_A 2)" $N
+expect_eq "victim CPU $CPU_A self works" "$(cpu_field "$OUT" $CPU_A 3)" 0
+expect_eq "nothing lost" "$(awk '/drains, .* works/ { print $(NF-1); exit }' "$OUT")" 0
+check "report states the mode" grep -q '^drainstat .*: mode tracepoint, kernel ' "$OUT"
+check "no BPF program left attached" test "$(bpf_progs)" -eq "$PROGS_BEFORE"
+[ -n "${VERBOSE:-}" ] && cat "$OUT"
+exit 0

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests for src/ksyms.c; run from the repository root. */
+#include <errno.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "ksyms.h"
+
+#define FIXTURE "tests/fixtures/kallsyms"
+/* Symbols kept from FIXTURE: no __pfx_, malformed or zero-address lines. */
+#define FIXTURE_COUNT 31
+
+static struct ksyms *load_fixture(void)
+{
+	struct ksyms *ks = NULL;
+	int err = ksyms__load(FIXTURE, &ks);
+
+	CHECK(err == 0);
+	return err ? NULL : ks;
+}
+
+/* Writes text to a new temporary file; fills path (size >= 32). */
+static int write_temp(const char *text, size_t len, char *path)
+{
+	int fd;
+
+	strcpy(path, "/tmp/test_ksyms.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len) {
+		close(fd);
+		unlink(path);
+		return -EIO;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Loads text as a kallsyms file; returns ksyms__load()'s result. */
+static int load_text(const char *text, size_t len, struct ksyms **ks)
+{
+	char path[32];
+	int err;
+
+	err = write_temp(text, len, path);
+	CHECK(err == 0);
+	if (err)
+		return err;
+	err = ksyms__load(path, ks);
+	unlink(path);
+	return err;
+}
+
+static const char *map_name(const struct ksyms *ks, __u64 addr)
+{
+	const struct ksym *sym = ksyms__map_addr(ks, addr);
+
+	return sym ? sym->name : NULL;
+}
+
+static void test_map_addr_exact_and_inside(void)
+{
+	struct ksyms *ks = load_fixture();
+	const struct ksym *sym;
+
+	if (!ks)
+		return;
+	sym = ksyms__map_addr(ks, 0xffffffff815b1280);
+	CHECK(sym != NULL);
+	if (sym) {
+		CHECK_STR(sym->name, "generic_fadvise");
+		CHECK(sym->module == NULL);
+		CHECK(sym->addr == 0xffffffff815b1280);
+		CHECK(sym->type == 'T');
+	}
+	CHECK_STR(map_name(ks, 0xffffffff815b1280 + 0x123), "generic_fadvise");
+	CHECK_STR(map_name(ks, 0xffffffff815b154f), "generic_fadvise");
+	CHECK_STR(map_name(ks, 0xffffffff815bb4e5), "lru_add_drain_all");
+	CHECK_STR(map_name(ks, 0xffffffff812077c8), "abort"); /* W */
+	CHECK_STR(map_name(ks, 0xffffffff812082d4), "__queue_work.cold");
+	ksyms__free(ks);
+}
+
+static void test_map_addr_bounds(void)
+{
+	struct ksyms *ks = load_fixture();
+	const struct ksym *sym;
+
+	if (!ks)
+		return;
+	CHECK(ksyms__map_addr(ks, 0) == NULL);
+	CHECK(ksyms__map_addr(ks, 0xffffffff80ffffff) == NULL);
+	sym = ksyms__map_addr(ks, 0xffffffffffffff00);
+	CHECK(sym != NULL);
+	if (sym) {
+		CHECK_STR(sym->name, "xfs_fs_fill_super"); /* last line, no '\n' */
+		CHECK_STR(sym->module, "xfs");
+	}
+	ksyms__free(ks);
+}
+
+static void test_map_addr_duplicates_take_first(void)
+{
+	struct ksyms *ks = load_fixture();
+
+	if (!ks)
+		return;
+	CHECK_STR(map_name(ks, 0xffffffff81000000), "srso_alias_untrain_ret");
+	CHECK_STR(map_name(ks, 0xffffffff8100007f), "srso_alias_untrain_ret");
+	CHECK_STR(map_name(ks, 0xffffffff81000080), "entry_SYSCALL_64");
+	ksyms__free(ks);
+}
+
+static void test_map_addr_module(void)
+{
+	struct ksyms *ks = load_fixture();
+	const struct ksym *sym;
+
+	if (!ks)
+		return;
+	/* ext4's symbols are listed out of address order. */
+	sym = ksyms__map_addr(ks, 0xffffffffc0a01010);
+	CHECK(sym != NULL);
+	if (sym) {
+		CHECK_STR(sym->name, "ext4_fill_super");
+		CHECK_STR(sym->module, "ext4");
+	}
+	CHECK_STR(map_name(ks, 0xffffffffc0a01850), "ext4_iomap_begin");
+	CHECK_STR(map_name(ks, 0xffffffffc0a02001), "ext4_exit_fs");
+	CHECK_STR(map_name(ks, 0xffffffffc0a00fff), "do_syscall_64");
+	ksyms__free(ks);
+}
+
+static void test_map_addr_ignores_data_and_padding(void)
+{
+	struct ksyms *ks = load_fixture();
+
+	if (!ks)
+		return;
+	CHECK_STR(map_name(ks, 0xffffffff82400010), "do_syscall_64");
+	CHECK_STR(map_name(ks, 0xffffffff82a01010), "do_syscall_64");
+	CHECK_STR(map_name(ks, 0xffffffff816a0010), "event_filter");
+	/* Inside __pfx_generic_fadvise: padding is not loaded. */
+	CHECK_STR(map_name(ks, 0xffffffff815b1278), "bpf_trace_run3");
+	ksyms__free(ks);
+}
+
+static void test_get_symbol(void)
+{
+	struct ksyms *ks = load_fixture();
+	const struct ksym *sym;
+
+	if (!ks)
+		return;
+	sym = ksyms__get_symbol(ks, "lru_add_drain_per_cpu");
+	CHECK(sym && sym->addr == 0xffffffff815bb040 && sym->type == 't');
+	sym = ksyms__get_symbol(ks, "ext4_exit_fs");
+	CHECK(sym && sym->addr == 0xffffffffc0a02000);
+	if (sym)
+		CHECK_STR(sym->module, "ext4");
+	sym = ksyms__get_symbol(ks, "xfs_fs_fill_super");
+	CHECK(sym && sym->addr == 0xffffffffc0b00000);
+	sym = ksyms__get_symbol(ks, "__start_rodata");
+	CHECK(sym && sym->type == 'D');
+	ksyms__free(ks);
+}
+
+static void test_get_symbol_duplicates(void)
+{
+	struct ksyms *ks = load_fixture();
+	const struct ksym *sym;
+
+	if (!ks)
+		return;
+	sym = ksyms__get_symbol(ks, "PageHuge");
+	CHECK(sym && sym->addr == 0xffffffff815f8870);
+	/* The data symbol comes first in the file, the text one wins. */
+	sym = ksyms__get_symbol(ks, "event_filter");
+	CHECK(sym && sym->type == 't' && sym->addr == 0xffffffff816a0000);
+	ksyms__free(ks);
+}
+
+static void test_get_symbol_not_found(void)
+{
+	static const char *const missing[] = {
+	    "no_such_symbol",	  "__pfx_generic_fadvise", "hidden_by_kptr_restrict",
+	    "bad_hex_digit",	  "two_letter_type",	   "seventeen_digits",
+	    "ext4_broken_module", "lru_add_drain_",	   "",
+	};
+	struct ksyms *ks = load_fixture();
+	size_t i;
+
+	if (!ks)
+		return;
+	for (i = 0; i < sizeof(missing) / sizeof(missing[0]); i++) {
+		if (ksyms__get_symbol(ks, missing[i])) {
+			fprintf(stderr, "  found \"%s\"\n", missing[i]);
+			CHECK(0);
+		}
+	}
+	CHECK(ksyms__get_symbol(ks, NULL) == NULL);
+	ksyms__free(ks);
+}
+
+static void test_count(void)
+{
+	struct ksyms *ks = load_fixture();
+
+	if (!ks)
+		return;
+	CHECK(ksyms__count(ks) == FIXTURE_COUNT);
+	ksyms__free(ks);
+}
+
+static void test_load_errors(void)
+{
+	static const char hidden[] = "0000000000000000 T _text\n"
+				     "0000000000000000 t lru_add_drain_per_cpu\n"
+				     "0000000000000000 t foo\t[ext4]\n";
+	static const char garbage[] = "hello\nworld\n\n";
+	struct ksyms *ks = NULL;
+
+	CHECK(ksyms__load("tests/fixtures/does-not-exist", &ks) == -ENOENT);
+	CHECK(load_text(hidden, sizeof(hidden) - 1, &ks) == -EPERM);
+	CHECK(load_text(garbage, sizeof(garbage) - 1, &ks) == -EINVAL);
+	CHECK(load_text("", 0, &ks) == -EINVAL);
+	CHECK(ksyms__load(NULL, &ks) == -EINVAL);
+	CHECK(ks == NULL);
+	ksyms__free(NULL);
+}
+
+/* Appends c n times. */
+static size_t fill(char *text, char c, size_t n)
+{
+	memset(text, c, n);
+	return n;
+}
+
+/* A line longer than the read buffer is skipped whole; long names still parse. */
+static void test_long_lines(void)
+{
+	size_t huge = 200 * 1024, name = 3000, len = 0;
+	char *text = malloc(huge + 64 * 1024 + name + 200);
+	struct ksyms *ks = NULL;
+	const struct ksym *sym;
+
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	/* Its tail looks like a line and starts where a 64 KiB read would cut it. */
+	len += sprintf(text, "ffffffff81000000 T ");
+	len += fill(text + len, 'g', 64 * 1024 - 1 - len);
+	len += sprintf(text + len, "ffffffff81000050 T tail_of_long_line\n");
+	len += sprintf(text + len, "ffffffff81000000 T ");
+	len += fill(text + len, 'a', huge);
+	len += sprintf(text + len, "\nffffffff81000100 T after_long_line\nffffffff81000200 T ");
+	len += fill(text + len, 'b', name);
+	text[len++] = '\n';
+	CHECK(load_text(text, len, &ks) == 0);
+	free(text);
+	if (!ks)
+		return;
+	CHECK(ksyms__count(ks) == 2);
+	CHECK(ksyms__get_symbol(ks, "tail_of_long_line") == NULL);
+	CHECK(map_name(ks, 0xffffffff81000000) == NULL);
+	CHECK_STR(map_name(ks, 0xffffffff81000100), "after_long_line");
+	sym = ksyms__map_addr(ks, 0xffffffff81000300);
+	CHECK(sym && strlen(sym->name) == name);
+	ksyms__free(ks);
+}
+
+/* Enough lines to cross many read buffers; every one must come back. */
+static void test_many_lines(void)
+{
+	const int nr = 50000;
+	char *text = malloc(nr * 48), name[32];
+	struct ksyms *ks = NULL;
+	size_t len = 0;
+	int i, bad = 0;
+
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	for (i = 0; i < nr; i++)
+		len +=
+		    sprintf(text + len, "ffffffff8%07x %c sym_%d\n", i * 16, i % 2 ? 't' : 'T', i);
+	CHECK(load_text(text, len, &ks) == 0);
+	free(text);
+	if (!ks)
+		return;
+	CHECK(ksyms__count(ks) == (size_t)nr);
+	for (i = 0; i < nr; i++) {
+		const struct ksym *sym = ksyms__map_addr(ks, 0xffffffff80000000 + i * 16 + 7);
+
+		snprintf(name, sizeof(name), "sym_%d", i);
+		bad += !sym || strcmp(sym->name, name) || ksyms__get_symbol(ks, name) != sym;
+	}
+	CHECK(bad == 0);
+	ksyms__free(ks);
+}
+
+static double elapsed_ms(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1e3 + (b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
+/* Times the real thing; prints, never asserts on, the time. */
+static void test_proc_kallsyms(void)
+{
+	struct timespec start, end;
+	struct ksyms *ks = NULL;
+	const struct ksym *sym;
+	int err;
+
+	if (access("/proc/kallsyms", R_OK)) {
+		printf("  skip: /proc/kallsyms not readable\n");
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	err = ksyms__load("/proc/kallsyms", &ks);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	if (err == -EPERM) {
+		printf("  skip: kernel addresses hidden (kptr_restrict)\n");
+		return;
+	}
+	CHECK(err == 0);
+	if (err)
+		return;
+	printf("  /proc/kallsyms: %zu symbols in %.1f ms\n", ksyms__count(ks),
+	       elapsed_ms(&start, &end));
+	CHECK(ksyms__count(ks) > 1000);
+	sym = ksyms__get_symbol(ks, "lru_add_drain_all");
+	CHECK(sym != NULL);
+	if (sym) {
+		__u64 addr = sym->addr;
+
+		sym = ksyms__map_addr(ks, addr + 1);
+		CHECK(sym && sym->addr == addr);
+	}
+	ksyms__free(ks);
+}
+
+int main(void)
+{
+	int failed = 0;
+
+	RUN(test_map_addr_exact_and_inside);
+	RUN(test_map_addr_bounds);
+	RUN(test_map_addr_duplicates_take_first);
+	RUN(test_map_addr_module);
+	RUN(test_map_addr_ignores_data_and_padding);
+	RUN(test_get_symbol);
+	RUN(test_get_symbol_duplicates);
+	RUN(test_get_symbol_not_found);
+	RUN(test_count);
+	RUN(test_load_errors);
+	RUN(test_long_lines);
+	RUN(test_many_lines);
+	RUN(test_proc_kallsyms);
+	return failed ? 1 : 0;
+}

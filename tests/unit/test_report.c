@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The report end to end without a kernel: synthetic snapshots and a fixture
+ * kallsyms go through model__build() and report_text__print(), and the text
+ * must equal the golden files in tests/golden/ (regenerate with
+ * DRAINSTAT_GOLDEN_UPDATE=1 after checking the difference by eye).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "hist.h"
+#include "ksyms.h"
+#include "model.h"
+#include "report_text.h"
+
+#define KALLSYMS "tests/fixtures/kallsyms-report"
+#define MS 1000000ULL
+#define US 1000ULL
+
+static const __u64 fadvise_stack[] = {
+	0xffffffff814cac10, /* bpf_trace_run3 */
+	0xffffffff813880c0, /* __bpf_trace_workqueue_queue_work */
+	0xffffffff8138b0a0, /* __queue_work */
+	0xffffffff8138b310, /* queue_work_on */
+	0xffffffff815bb2a0, /* __lru_add_drain_all */
+	0xffffffff815b14c0, /* generic_fadvise */
+	0xffffffff815b1600, /* ksys_fadvise64_64 */
+	0xffffffff815b16e0, /* __x64_sys_fadvise64 */
+	0xffffffff8225a1a0, /* do_syscall_64 */
+	0xffffffff81000100, /* entry_SYSCALL_64_after_hwframe */
+};
+
+static const __u64 compaction_stack[] = {
+	0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815bb4f0,
+	0xffffffff815ec600, 0xffffffff817b0300, 0xffffffff816d8b00, 0xffffffff816d9100,
+	0xffffffff8225a1a0, 0xffffffff81000100,
+};
+
+static const __u64 khugepaged_stack[] = {
+	0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815bb4f0,
+	0xffffffff816a2d00, 0xffffffff81394f00, 0xffffffff81311600, 0xffffffff81249150,
+};
+
+static void hist_fill(struct hist *h, __u64 first, __u64 step, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		__u64 v = first + step * (__u64)i;
+
+		h->count++;
+		h->sum += v;
+		h->bucket[hist_bucket(v)]++;
+		h->max = v > h->max ? v : h->max;
+	}
+}
+
+static struct snap_site *add_site(struct snapshot *s, int stack_id, const char *comm,
+				  const __u64 *ips, int nr_ips)
+{
+	struct snap_site *site = &s->sites[s->nr_sites++];
+
+	site->key.stack_id = stack_id;
+	strncpy(site->key.comm, comm, sizeof(site->key.comm));
+	memcpy(site->ips, ips, sizeof(__u64) * (size_t)nr_ips);
+	site->nr_ips = nr_ips;
+	return site;
+}
+
+static void site_fill(struct snap_site *s, int drains, int works, int self, __u64 dispatch,
+		      __u64 run, __u64 wait)
+{
+	s->stats.drains = (__u64)drains;
+	s->stats.works = (__u64)works;
+	s->stats.self_works = (__u64)self;
+	hist_fill(&s->stats.dispatch_ns, dispatch, dispatch / 50, works);
+	hist_fill(&s->stats.run_ns, run, run / 100, works);
+	hist_fill(&s->stats.wait_ns, wait, wait / 40, drains);
+}
+
+/* 300 forced drains from drainforce, two compaction stacks, khugepaged, a hostile comm. */
+static void make_snapshot(struct snapshot *s, int scale)
+{
+	struct snap_site *site;
+
+	memset(s, 0, sizeof(*s));
+	s->taken_ns = 10000 * MS * (__u64)scale;
+	s->sites = calloc(8, sizeof(*s->sites));
+	s->nr_cpus = 2;
+	s->cpus = calloc(2, sizeof(*s->cpus));
+	site = add_site(s, 1, "drainforce", fadvise_stack, 10);
+	site_fill(site, 300 * scale, 300 * scale, scale, 12 * US, 3 * US, 40 * US);
+	site = add_site(s, 2, "bash", compaction_stack, 10);
+	site_fill(site, 2, 4, 2, 30 * US, 900 * US, 2 * MS);
+	site = add_site(s, 3, "bash", compaction_stack, 9);
+	site_fill(site, 1, 2, 1, 25 * US, 800 * US, 1800 * US);
+	site = add_site(s, 4, "khugepaged", khugepaged_stack, 8);
+	site_fill(site, 3, 3, 0, 8 * US, 2 * US, 60 * US);
+	site = add_site(s, -1, "evil\x1b[31m\"\\", NULL, 0);
+	site_fill(site, 1, 1, 0, 5 * US, 1 * US, 9 * US);
+	s->cpus[0].works = 300 * (__u64)scale + 5;
+	hist_fill(&s->cpus[0].dispatch_ns, 12 * US, 240, 300 * scale + 5);
+	hist_fill(&s->cpus[0].run_ns, 3 * US, 30, 300 * scale + 5);
+	s->cpus[1].works = 5;
+	s->cpus[1].self_works = 3;
+	hist_fill(&s->cpus[1].dispatch_ns, 25 * US, 500, 5);
+	hist_fill(&s->cpus[1].run_ns, 800 * US, 8000, 5);
+	s->fadvise[FADVISE_DONTNEED].calls = 300 * (__u64)scale;
+	s->fadvise[FADVISE_DONTNEED].escalations = 300 * (__u64)scale;
+	hist_fill(&s->fadvise[FADVISE_DONTNEED].latency_ns, 50 * US, 1000, 300 * scale);
+	s->fadvise[1].calls = 1;
+	hist_fill(&s->fadvise[1].latency_ns, 900, 0, 1);
+	s->counters[CNT_STACK_LOST] = 1;
+	s->counters[CNT_WORK_UNSEEN] = 2;
+}
+
+static const struct model_info info = {
+	.mode = "tracepoint",
+	.kernel = "6.18.44-test",
+	.blind_spots = "drain entry or exit",
+	.wait_is_lower_bound = true,
+	.has_fadvise = true,
+	.cumulative = true,
+};
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* Renders m and compares with tests/golden/name. */
+static void check_golden(const char *name, const struct model *m, const struct text_opts *o)
+{
+	char path[256], *got = NULL, *want;
+	size_t len = 0;
+	FILE *f = open_memstream(&got, &len);
+
+	report_text__header(f, &m->info, "0.0.0");
+	report_text__print(f, m, o);
+	fclose(f);
+	snprintf(path, sizeof(path), "tests/golden/%s", name);
+	if (getenv("DRAINSTAT_GOLDEN_UPDATE")) {
+		f = fopen(path, "w");
+		fputs(got, f);
+		fclose(f);
+	}
+	want = read_file(path);
+	CHECK(want != NULL);
+	if (want && strcmp(got, want))
+		fprintf(stderr, "  %s differs; got:\n%s", path, got);
+	CHECK(want && !strcmp(got, want));
+	free(got);
+	free(want);
+}
+
+static void test_report_cumulative(void)
+{
+	struct ksyms *ks = NULL;
+	struct snapshot s;
+	struct model m;
+	struct text_opts o = {};
+
+	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
+	make_snapshot(&s, 1);
+	CHECK(model__build(&s, NULL, 0, ks, &info, &m) == 0);
+	CHECK(m.nr_sites == 4); /* the two compaction stacks share one row */
+	CHECK(m.drains == 307 && m.works == 310);
+	CHECK_STR(m.sites[0].site, "generic_fadvise");
+	CHECK(m.lost == 1);
+	check_golden("report.txt", &m, &o);
+	o.stacks = true;
+	check_golden("report-stacks.txt", &m, &o);
+	model__free(&m);
+	snapshot__free(&s);
+	ksyms__free(ks);
+}
+
+static void test_report_interval_and_histograms(void)
+{
+	struct ksyms *ks = NULL;
+	struct snapshot prev, cur;
+	struct model m;
+	struct text_opts o = { .histograms = true, .timestamp = "10:00:05" };
+
+	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
+	make_snapshot(&prev, 1);
+	make_snapshot(&cur, 2);
+	CHECK(model__build(&cur, &prev, 0, ks, &info, &m) == 0);
+	/* only drainforce moved between the two snapshots */
+	CHECK(m.nr_sites == 1 && m.drains == 300 && m.works == 300);
+	CHECK(m.span_ns == 10000 * MS);
+	check_golden("report-interval.txt", &m, &o);
+	model__free(&m);
+	snapshot__free(&prev);
+	snapshot__free(&cur);
+	ksyms__free(ks);
+}
+
+static void test_report_empty(void)
+{
+	struct snapshot s = { .taken_ns = 5000 * MS };
+	struct model_info i = info;
+	struct model m;
+	struct text_opts o = {};
+
+	i.has_fadvise = false;
+	CHECK(model__build(&s, NULL, 0, NULL, &i, &m) == 0);
+	CHECK(m.nr_sites == 0 && m.nr_cpus == 0);
+	check_golden("report-empty.txt", &m, &o);
+	model__free(&m);
+}
+
+static void test_escape(void)
+{
+	char buf[64];
+
+	CHECK_STR(report_text__escape("a\x1b[1m\n\\\"", 16, buf, sizeof(buf)),
+		  "a\\x1b[1m\\x0a\\x5c\"");
+	CHECK_STR(report_text__escape("\xff\xfe", 16, buf, sizeof(buf)), "\\xff\\xfe");
+	CHECK_STR(report_text__escape("abcdef", 3, buf, sizeof(buf)), "abc");
+	CHECK_STR(report_text__escape("abcdef", 16, buf, 4), "abc");
+}
+
+int main(void)
+{
+	int failed = 0;
+
+	RUN(test_report_cumulative);
+	RUN(test_report_interval_and_histograms);
+	RUN(test_report_empty);
+	RUN(test_escape);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests for src/site.c. */
+#include "check.h"
+#include "site.h"
+
+#define NR(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static const char *site_of(const char *const *frames, int n)
+{
+	int i = site__pick(frames, n);
+
+	return i < 0 ? NULL : frames[i];
+}
+
+/* 6.18, tracepoint mode: workqueue_queue_work from a fadvise(DONTNEED). */
+static void test_fadvise_618(void)
+{
+	static const char *const frames[] = {
+	    "bpf_trace_run3",	   "__bpf_trace_workqueue_queue_work",
+	    "__queue_work",	   "queue_work_on",
+	    "__lru_add_drain_all", "generic_fadvise",
+	    "ksys_fadvise64_64",   "__x64_sys_fadvise64",
+	    "do_syscall_64",	   "entry_SYSCALL_64_after_hwframe",
+	};
+
+	CHECK(site__pick(frames, NR(frames)) == 5);
+	CHECK_STR(site_of(frames, NR(frames)), "generic_fadvise");
+}
+
+/* 6.1: lru_add_drain_all is not a tail call there. */
+static void test_fadvise_61(void)
+{
+	static const char *const frames[] = {
+	    "bpf_trace_run3",	 "__bpf_trace_workqueue_queue_work",
+	    "__queue_work",	 "queue_work_on",
+	    "lru_add_drain_all", "generic_fadvise",
+	    "ksys_fadvise64_64", "__x64_sys_fadvise64",
+	};
+
+	CHECK_STR(site_of(frames, NR(frames)), "generic_fadvise");
+}
+
+static void test_move_pages(void)
+{
+	static const char *const frames[] = {
+	    "__traceiter_workqueue_queue_work",
+	    "__queue_work",
+	    "queue_work_on",
+	    "__lru_add_drain_all",
+	    "lru_cache_disable",
+	    "do_pages_move",
+	    "kernel_move_pages",
+	    "__x64_sys_move_pages",
+	};
+
+	CHECK_STR(site_of(frames, NR(frames)), "do_pages_move");
+}
+
+static void test_compiler_clones(void)
+{
+	static const char *const frames[] = {
+	    "bpf_prog_6deef7357e7b4530_on_queue_work",
+	    "__queue_work.cold",
+	    "queue_work_on.part.0",
+	    "__lru_add_drain_all.constprop.0",
+	    "lru_add_drain_all.isra.0",
+	    "khugepaged_do_scan.constprop.0",
+	    "khugepaged",
+	};
+
+	CHECK_STR(site_of(frames, NR(frames)), "khugepaged_do_scan.constprop.0");
+	CHECK(site__is_machinery("__lru_add_drain_all.constprop.0.isra.0"));
+	CHECK(!site__is_machinery("lru_add_drain_all_x"));
+	CHECK(!site__is_machinery("lru_add_drain"));
+	CHECK(!site__is_machinery("lru_add_drain.cold"));
+	CHECK(!site__is_machinery("queue_work_on_x.part.0"));
+	CHECK(!site__is_machinery("generic_fadvise"));
+}
+
+static void test_glue(void)
+{
+	CHECK(site__is_machinery("bpf_trace_run1"));
+	CHECK(site__is_machinery("__bpf_trace_workqueue_execute_start"));
+	CHECK(site__is_machinery("__traceiter_workqueue_queue_work"));
+	CHECK(site__is_machinery("bpf_prog_6deef7357e7b4530_handle_queue_work"));
+	CHECK(site__is_machinery("trace_workqueue_queue_work"));
+	CHECK(site__is_machinery("__probestub_workqueue_queue_work"));
+	CHECK(!site__is_machinery("bpf_trace"));
+	CHECK(!site__is_machinery(""));
+}
+
+/* An unknown address is the site: the caller prints it raw. */
+static void test_null_frame(void)
+{
+	static const char *const frames[] = {
+	    "bpf_trace_run3", "__queue_work", "queue_work_on", NULL, "generic_fadvise",
+	};
+
+	CHECK(!site__is_machinery(NULL));
+	CHECK(site__pick(frames, NR(frames)) == 3);
+}
+
+static void test_all_machinery(void)
+{
+	static const char *const frames[] = {
+	    "bpf_trace_run3",	   "__bpf_trace_workqueue_queue_work",
+	    "__queue_work",	   "queue_work_on",
+	    "__lru_add_drain_all", "lru_add_drain_all",
+	};
+
+	CHECK(site__pick(frames, NR(frames)) == -1);
+	CHECK(site__pick(frames, 3) == -1);
+}
+
+static void test_empty(void)
+{
+	static const char *const frames[] = {"generic_fadvise"};
+
+	CHECK(site__pick(frames, 0) == -1);
+	CHECK(site__pick(NULL, 0) == -1);
+	CHECK(site__pick(frames, 1) == 0);
+}
+
+int main(void)
+{
+	int failed = 0;
+
+	RUN(test_fadvise_618);
+	RUN(test_fadvise_61);
+	RUN(test_move_pages);
+	RUN(test_compiler_clones);
+	RUN(test_glue);
+	RUN(test_null_frame);
+	RUN(test_all_machinery);
+	RUN(test_empty);
+	return failed ? 1 : 0;
+}
