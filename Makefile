@@ -28,6 +28,9 @@ OBJS        := $(SRCS:src/%.c=$(OUT)/%.o)
 LIB_OBJS    := $(filter-out $(OUT)/main.o,$(OBJS))
 UNIT_SRCS   := $(wildcard tests/unit/test_*.c)
 UNIT_BINS   := $(UNIT_SRCS:tests/unit/%.c=$(OUT)/tests/%)
+ASAN_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_OBJS   := $(LIB_OBJS:$(OUT)/%=$(OUT)/asan/%)
+ASAN_BINS   := $(UNIT_BINS:$(OUT)/%=$(OUT)/asan/%)
 WORKLOADS   := $(patsubst tests/workload/%.c,$(OUT)/tests/%,$(wildcard tests/workload/*.c))
 
 .PHONY: all clean check deps unit workloads bench vmlinux install
@@ -55,10 +58,17 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
 $(OUT)/tests/%: tests/workload/%.c | $(OUT)/tests
 	$(CC) $(CFLAGS) -pthread -o $@ $< $(LDFLAGS)
 
-$(OUT) $(OUT)/tests:
+# The unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
+$(OUT)/asan/%.o: src/%.c $(SKELS) | $(OUT)/asan/tests
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -c $< -o $@
+
+$(OUT)/asan/tests/%: tests/unit/%.c $(ASAN_OBJS) | $(OUT)/asan/tests
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $(filter %.c %.o,$^) $(LDLIBS)
+
+$(OUT) $(OUT)/tests $(OUT)/asan/tests:
 	mkdir -p $@
 
-unit: $(UNIT_BINS)
+unit: $(UNIT_BINS) $(ASAN_BINS)
 workloads: $(WORKLOADS)
 
 # Debian 12 packages for building and testing (run as root).
@@ -87,4 +97,4 @@ install: drainstat
 clean:
 	rm -rf $(OUT) drainstat
 
--include $(wildcard $(OUT)/*.d $(OUT)/tests/*.d)
+-include $(wildcard $(OUT)/*.d $(OUT)/tests/*.d $(OUT)/asan/*.d $(OUT)/asan/tests/*.d)

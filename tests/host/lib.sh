@@ -110,6 +110,19 @@ wait_comm() {
 	return 1
 }
 
-bpf_progs() {
-	bpftool prog list 2>/dev/null | grep -c 'name drainstat_' || true
+# The ids of the loaded drainstat programs, one per line, sorted.
+prog_ids() {
+	bpftool prog list 2>/dev/null | awk '/ name drainstat_/ { sub(":", "", $1); print $1 }' | sort
+}
+
+# The programs that appeared since BEFORE (a prog_ids output): this run's own,
+# even when another drainstat runs beside the tests.
+new_prog_ids() {
+	comm -13 <(echo "$1") <(prog_ids)
+}
+
+# True when none of IDS (a prog_ids output) is loaded any more.
+progs_gone() {
+	[ -z "$1" ] && return 1
+	[ -z "$(comm -12 <(echo "$1") <(prog_ids))" ]
 }

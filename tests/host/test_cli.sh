@@ -4,7 +4,6 @@
 # environment checks; each with its documented exit code.
 set -u
 . tests/host/lib.sh
-PROGS_BEFORE=$(bpf_progs)
 
 # bad arguments: exit 64 and one line on stderr naming the problem
 bad_args() {
@@ -69,14 +68,16 @@ check "-p: other processes' drains are not counted" bash -c \
 	"! grep -q '$COMM' '$TMPDIR_TEST/filtered' && grep -q '^no drains$' '$TMPDIR_TEST/filtered'"
 
 # SIGTERM: a final report, exit 0, nothing left attached
+PROGS_BEFORE=$(prog_ids)
 start_drainstat "$TMPDIR_TEST/term"
 sleep 0.5
-check "programs attached while tracing" test "$(bpf_progs)" -ge $((PROGS_BEFORE + 3))
+MINE=$(new_prog_ids "$PROGS_BEFORE")
+check "programs attached while tracing" test "$(echo "$MINE" | wc -w)" -ge 5
 kill -TERM $DS_PID
 wait_drainstat
 expect_eq "SIGTERM: exit 0" $DS_RC 0
 check "SIGTERM: final report" grep -q 'drains, .* works' "$TMPDIR_TEST/term"
-check "SIGTERM: no BPF program left" test "$(bpf_progs)" -eq "$PROGS_BEFORE"
+check "SIGTERM: no BPF program left" progs_gone "$MINE"
 
 # -d: stops by itself
 "$DRAINSTAT" -d 0.5 >"$TMPDIR_TEST/dur" 2>&1

@@ -5,7 +5,7 @@
 # count exactly that, at site generic_fadvise, with CPU A as the victim.
 set -u
 . tests/host/lib.sh
-PROGS_BEFORE=$(bpf_progs)
+PROGS_BEFORE=$(prog_ids)
 
 N=200
 CPU_A=0
@@ -22,6 +22,7 @@ if ! wait_comm $WL "$COMM"; then
 	exit 1
 fi
 start_drainstat "$OUT" -p $WL || { fail "drainstat starts"; exit 1; }
+MINE=$(new_prog_ids "$PROGS_BEFORE")
 wait $WL
 check "drainforce ran $N rounds" test $? -eq 0
 kill -INT $DS_PID
@@ -56,6 +57,6 @@ expect_eq "victim CPU $CPU_A works" "$(cpu_field "$OUT" $CPU_A 2)" $N
 expect_eq "victim CPU $CPU_A self works" "$(cpu_field "$OUT" $CPU_A 3)" 0
 expect_eq "nothing lost" "$(awk '/drains, .* works/ { print $(NF-1); exit }' "$OUT")" 0
 check "report states the mode" grep -q '^drainstat .*: mode tracepoint, kernel ' "$OUT"
-check "no BPF program left attached" test "$(bpf_progs)" -eq "$PROGS_BEFORE"
+check "no BPF program left attached" progs_gone "$MINE"
 [ -n "${VERBOSE:-}" ] && cat "$OUT"
 exit 0

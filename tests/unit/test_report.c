@@ -63,7 +63,8 @@ static struct snap_site *add_site(struct snapshot *s, int stack_id, const char *
 
 	site->key.stack_id = stack_id;
 	strncpy(site->key.comm, comm, sizeof(site->key.comm));
-	memcpy(site->ips, ips, sizeof(__u64) * (size_t)nr_ips);
+	if (nr_ips)
+		memcpy(site->ips, ips, sizeof(__u64) * (size_t)nr_ips);
 	site->nr_ips = nr_ips;
 	return site;
 }
