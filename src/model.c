@@ -38,33 +38,39 @@ bool model__counter_is_loss(enum drainstat_counter c)
 	return counter_desc[c].loss;
 }
 
-/* The frames of a stack as "name+0xoff", and the site: the first frame outside the machinery. */
+static void format_frame(char *buf, size_t size, __u64 ip, const struct ksym *sym)
+{
+	if (sym)
+		snprintf(buf, size, "%s+0x%llx", sym->name, (unsigned long long)(ip - sym->addr));
+	else
+		snprintf(buf, size, "0x%llx", (unsigned long long)ip);
+}
+
+/*
+ * The frames of a stack as "name+0xoff" from the first drain function down (the
+ * BPF program and tracing glue above it say nothing), and the site: the frame
+ * after the outermost drain function.
+ */
 static void symbolize(const struct snap_site *s, const struct ksyms *ks, struct model_stack *st,
 		      char *site, size_t site_size)
 {
+	const struct ksym *syms[DRAINSTAT_MAX_STACK_DEPTH];
 	const char *names[DRAINSTAT_MAX_STACK_DEPTH];
-	int i, pick;
+	int i, pick, first;
 
-	st->nr_frames = s->nr_ips;
 	for (i = 0; i < s->nr_ips; i++) {
-		const struct ksym *sym = ks ? ksyms__map_addr(ks, s->ips[i]) : NULL;
-
+		syms[i] = ks ? ksyms__map_addr(ks, s->ips[i]) : NULL;
 		/* no function is 1 MiB long: past that the address is in nothing we know */
-		if (sym && s->ips[i] - sym->addr >= MAX_FUNCTION_SIZE)
-			sym = NULL;
-
-		names[i] = sym ? sym->name : NULL;
-		if (sym)
-			snprintf(st->frames[i], sizeof(st->frames[i]), "%s+0x%llx", sym->name,
-				 (unsigned long long)(s->ips[i] - sym->addr));
-		else
-			snprintf(st->frames[i], sizeof(st->frames[i]), "0x%llx",
-				 (unsigned long long)s->ips[i]);
+		if (syms[i] && s->ips[i] - syms[i]->addr >= MAX_FUNCTION_SIZE)
+			syms[i] = NULL;
+		names[i] = syms[i] ? syms[i]->name : NULL;
 	}
+	first = site__first_frame(names, s->nr_ips);
+	st->nr_frames = s->nr_ips - first;
+	for (i = first; i < s->nr_ips; i++)
+		format_frame(st->frames[i - first], sizeof(st->frames[0]), s->ips[i], syms[i]);
 	pick = site__pick(names, s->nr_ips);
-	if (s->nr_ips == 0)
-		snprintf(site, site_size, "[unknown]");
-	else if (pick < 0)
+	if (s->nr_ips == 0 || pick < 0)
 		snprintf(site, site_size, "[unknown]");
 	else if (names[pick])
 		snprintf(site, site_size, "%s", names[pick]);

@@ -67,3 +67,17 @@ int site__pick(const char *const *frames, int n)
 			return i;
 	return -1;
 }
+
+/*
+ * Where a stack worth showing starts: at its first drain function, past the BPF
+ * program and tracing glue on top. 0 when there is no drain function.
+ */
+int site__first_frame(const char *const *frames, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (frames[i] && is_drain_function(frames[i]))
+			return i;
+	return 0;
+}

@@ -121,6 +121,19 @@ static void test_empty(void)
 	CHECK(site__pick(frames, 1) == 0);
 }
 
+/* The BPF program on top, unknown because it was loaded after the symbols were read. */
+static void test_unknown_bpf_program_on_top(void)
+{
+	const char *frames[] = {
+		NULL, "bpf_trace_run3", "__traceiter_workqueue_queue_work", "__queue_work",
+		"queue_work_on", "__lru_add_drain_all", "generic_fadvise", "do_syscall_64",
+	};
+
+	CHECK(site__pick(frames, 8) == 6);
+	CHECK(site__first_frame(frames, 8) == 3);
+	CHECK(site__first_frame(frames + 6, 2) == 0);
+}
+
 int main(void)
 {
 	int failed = 0;
@@ -133,5 +146,6 @@ int main(void)
 	RUN(test_null_frame);
 	RUN(test_all_machinery);
 	RUN(test_empty);
+	RUN(test_unknown_bpf_program_on_top);
 	return failed ? 1 : 0;
 }
