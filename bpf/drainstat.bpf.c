@@ -173,7 +173,7 @@ static __always_inline struct site_stats *site_stats_get(const struct site_key *
 }
 
 static __always_inline bool starts_new_drain(const struct drain_state *d, __u64 now, __u64 nvcsw,
-					    int target_cpu)
+					     int target_cpu)
 {
 	if (d->nvcsw != nvcsw || target_cpu <= d->last_target_cpu)
 		return true;
@@ -334,7 +334,8 @@ static __always_inline void on_end(struct work_struct *work)
  * it is one load and one compare before returning.
  */
 SEC("tp_btf/workqueue_queue_work")
-int BPF_PROG(drainstat_queue_work, int req_cpu, struct pool_workqueue *pwq, struct work_struct *work)
+int BPF_PROG(drainstat_queue_work, int req_cpu, struct pool_workqueue *pwq,
+	     struct work_struct *work)
 {
 	if ((__u64)work->func != drain_work_fn)
 		return 0;

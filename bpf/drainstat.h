@@ -7,7 +7,7 @@
 #ifndef DRAINSTAT_H
 #define DRAINSTAT_H
 
-#define DRAINSTAT_COMM_LEN 16
+#define DRAINSTAT_COMM_LEN	  16
 #define DRAINSTAT_MAX_STACK_DEPTH 32
 
 /*
@@ -17,9 +17,9 @@
  * or above 2^HIST_MAX_EXP ns (~275 s) land in the last bucket.
  */
 #define HIST_SUB_BITS 3
-#define HIST_SUB (1U << HIST_SUB_BITS)
-#define HIST_MAX_EXP 38
-#define HIST_BUCKETS ((HIST_MAX_EXP - HIST_SUB_BITS + 1) * HIST_SUB)
+#define HIST_SUB      (1U << HIST_SUB_BITS)
+#define HIST_MAX_EXP  38
+#define HIST_BUCKETS  ((HIST_MAX_EXP - HIST_SUB_BITS + 1) * HIST_SUB)
 
 struct hist {
 	__u64 count;
@@ -60,7 +60,8 @@ static inline __u32 hist_bucket(__u64 v)
 	e = hist_log2(v);
 	if (e >= HIST_MAX_EXP)
 		return HIST_BUCKETS - 1;
-	return (e - HIST_SUB_BITS + 1) * HIST_SUB + (__u32)((v >> (e - HIST_SUB_BITS)) & (HIST_SUB - 1));
+	return (e - HIST_SUB_BITS + 1) * HIST_SUB +
+	       (__u32)((v >> (e - HIST_SUB_BITS)) & (HIST_SUB - 1));
 }
 
 /* Aggregation key of a site: the caller's kernel stack at its first queued work, and comm. */
@@ -90,7 +91,7 @@ struct cpu_stats {
 /* POSIX_FADV_NORMAL..POSIX_FADV_NOREUSE are 0..5; anything else counts as "other". */
 #define FADVISE_ADVICE_OTHER 6
 #define FADVISE_ADVICE_SLOTS 7
-#define FADVISE_DONTNEED 4
+#define FADVISE_DONTNEED     4
 
 struct fadvise_stats {
 	__u64 calls;
@@ -102,7 +103,7 @@ struct fadvise_stats {
 enum drainstat_counter {
 	CNT_WORK_MAP_FULL,    /* a queued work could not be tracked */
 	CNT_SITE_MAP_FULL,    /* a site could not be aggregated */
-	CNT_STACK_LOST,       /* bpf_get_stackid() failed: hash collision or full */
+	CNT_STACK_LOST,	      /* bpf_get_stackid() failed: hash collision or full */
 	CNT_FADVISE_MAP_FULL, /* an fadvise call could not be tracked */
 	CNT_CPU_OUT_OF_RANGE, /* a target CPU beyond the cpu map */
 	CNT_WORK_UNSEEN,      /* a work ran that was queued before tracing began */

@@ -14,26 +14,26 @@ const char *argp_program_version = "drainstat " DRAINSTAT_VERSION;
 const char *argp_program_bug_address = "<https://github.com/drainstat/drainstat/issues>";
 
 static const char doc[] =
-	"Show who triggers lru_add_drain_all(), from which kernel call site, how many CPUs each "
-	"drain hits, how long each target CPU takes to start (dispatch) and run its drain work, "
-	"how long the caller waits, and which CPUs pay.\v"
-	"Without INTERVAL, traces until Ctrl-C, SIGTERM or -d, then prints one report. With "
-	"INTERVAL, prints a report of the last INTERVAL seconds every INTERVAL seconds, COUNT "
-	"times.\n\nExamples:\n"
-	"  drainstat              # trace until Ctrl-C, then report\n"
-	"  drainstat -d 10 -s     # 10 seconds, with each site's kernel stacks\n"
-	"  drainstat 5 3          # three 5-second reports\n"
-	"  drainstat -p 1234 -H   # drains caused by process 1234, with histograms";
+    "Show who triggers lru_add_drain_all(), from which kernel call site, how many CPUs each "
+    "drain hits, how long each target CPU takes to start (dispatch) and run its drain work, "
+    "how long the caller waits, and which CPUs pay.\v"
+    "Without INTERVAL, traces until Ctrl-C, SIGTERM or -d, then prints one report. With "
+    "INTERVAL, prints a report of the last INTERVAL seconds every INTERVAL seconds, COUNT "
+    "times.\n\nExamples:\n"
+    "  drainstat              # trace until Ctrl-C, then report\n"
+    "  drainstat -d 10 -s     # 10 seconds, with each site's kernel stacks\n"
+    "  drainstat 5 3          # three 5-second reports\n"
+    "  drainstat -p 1234 -H   # drains caused by process 1234, with histograms";
 
 static const char args_doc[] = "[INTERVAL [COUNT]]";
 
 static const struct argp_option options[] = {
-	{ "duration", 'd', "SECONDS", 0, "Trace for SECONDS, then report and exit", 0 },
-	{ "pid", 'p', "PID", 0, "Only drains and fadvise calls of process PID", 0 },
-	{ "stacks", 's', NULL, 0, "Print each site's kernel stacks", 0 },
-	{ "histograms", 'H', NULL, 0, "Print dispatch, run and wait histograms per site", 0 },
-	{ "verbose", 'v', NULL, 0, "Say more about setup (repeat for libbpf's messages)", 0 },
-	{},
+    {"duration", 'd', "SECONDS", 0, "Trace for SECONDS, then report and exit", 0},
+    {"pid", 'p', "PID", 0, "Only drains and fadvise calls of process PID", 0},
+    {"stacks", 's', NULL, 0, "Print each site's kernel stacks", 0},
+    {"histograms", 'H', NULL, 0, "Print dispatch, run and wait histograms per site", 0},
+    {"verbose", 'v', NULL, 0, "Say more about setup (repeat for libbpf's messages)", 0},
+    {},
 };
 
 int cli__parse_positive(const char *s, __u64 max, __u64 *out)
@@ -142,7 +142,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 void cli__parse(int argc, char **argv, struct options *opts)
 {
-	static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+	static const struct argp argp = {options, parse_opt, args_doc, doc, NULL, NULL, NULL};
 
 	memset(opts, 0, sizeof(*opts));
 	/* getopt's own messages (unknown options) start with argv[0]: make it ours */

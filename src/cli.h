@@ -9,25 +9,25 @@
 
 enum exit_code {
 	EXIT_OK = 0,
-	EXIT_RUNTIME = 1,     /* a map could not be read, out of memory, ... */
-	EXIT_USAGE = 64,      /* bad arguments */
-	EXIT_NO_PROCESS = 65, /* -p names no running process */
-	EXIT_NO_BTF = 69,     /* the kernel exposes no BTF */
-	EXIT_NO_SYMBOL = 70,  /* no lru_add_drain_per_cpu in /proc/kallsyms */
-	EXIT_NO_TRACEFS = 71, /* tracefs not mounted and cannot be */
-	EXIT_NO_KALLSYMS = 72,/* /proc/kallsyms unreadable or its addresses hidden */
-	EXIT_BPF = 73,        /* the BPF programs failed to load or attach */
-	EXIT_NO_PERM = 77,    /* neither root nor CAP_BPF + CAP_PERFMON */
+	EXIT_RUNTIME = 1,      /* a map could not be read, out of memory, ... */
+	EXIT_USAGE = 64,       /* bad arguments */
+	EXIT_NO_PROCESS = 65,  /* -p names no running process */
+	EXIT_NO_BTF = 69,      /* the kernel exposes no BTF */
+	EXIT_NO_SYMBOL = 70,   /* no lru_add_drain_per_cpu in /proc/kallsyms */
+	EXIT_NO_TRACEFS = 71,  /* tracefs not mounted and cannot be */
+	EXIT_NO_KALLSYMS = 72, /* /proc/kallsyms unreadable or its addresses hidden */
+	EXIT_BPF = 73,	       /* the BPF programs failed to load or attach */
+	EXIT_NO_PERM = 77,     /* neither root nor CAP_BPF + CAP_PERFMON */
 };
 
 struct options {
 	__u64 duration_ns; /* -d: stop after this long; 0 = until a signal */
 	__u64 interval_ns; /* INTERVAL: 0 = one report at the end */
-	__u64 count;       /* COUNT: reports to print with INTERVAL; 0 = unbounded */
-	pid_t pid;         /* -p: 0 = every process */
-	bool stacks;       /* -s */
+	__u64 count;	   /* COUNT: reports to print with INTERVAL; 0 = unbounded */
+	pid_t pid;	   /* -p: 0 = every process */
+	bool stacks;	   /* -s */
 	bool histograms;   /* -H */
-	int verbose;       /* -v, repeatable */
+	int verbose;	   /* -v, repeatable */
 };
 
 /* Parses argv into opts; prints a one-line error and exits EXIT_USAGE on bad input. */

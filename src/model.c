@@ -12,20 +12,20 @@
 #define MAX_FUNCTION_SIZE (1ULL << 20)
 
 static const char *const advice_names[FADVISE_ADVICE_SLOTS] = {
-	"normal", "random", "sequential", "willneed", "dontneed", "noreuse", "other",
+    "normal", "random", "sequential", "willneed", "dontneed", "noreuse", "other",
 };
 
 static const struct {
 	const char *name;
 	bool loss;
 } counter_desc[CNT_NR] = {
-	[CNT_WORK_MAP_FULL] = { "work_map_full", true },
-	[CNT_SITE_MAP_FULL] = { "site_map_full", true },
-	[CNT_STACK_LOST] = { "stack_lost", true },
-	[CNT_FADVISE_MAP_FULL] = { "fadvise_map_full", true },
-	[CNT_CPU_OUT_OF_RANGE] = { "cpu_out_of_range", true },
-	[CNT_WORK_UNSEEN] = { "work_unseen", false },
-	[CNT_WAIT_REVISED] = { "wait_revised", false },
+    [CNT_WORK_MAP_FULL] = {"work_map_full", true},
+    [CNT_SITE_MAP_FULL] = {"site_map_full", true},
+    [CNT_STACK_LOST] = {"stack_lost", true},
+    [CNT_FADVISE_MAP_FULL] = {"fadvise_map_full", true},
+    [CNT_CPU_OUT_OF_RANGE] = {"cpu_out_of_range", true},
+    [CNT_WORK_UNSEEN] = {"work_unseen", false},
+    [CNT_WAIT_REVISED] = {"wait_revised", false},
 };
 
 const char *model__counter_name(enum drainstat_counter c)
@@ -91,7 +91,8 @@ static struct model_site *find_row(struct model *m, const char *site, const char
 
 static int add_stack(struct model_site *row, const struct model_stack *st)
 {
-	struct model_stack *stacks = realloc(row->stacks, (size_t)(row->nr_stacks + 1) * sizeof(*st));
+	struct model_stack *stacks =
+	    realloc(row->stacks, (size_t)(row->nr_stacks + 1) * sizeof(*st));
 
 	if (!stacks)
 		return -ENOMEM;
@@ -167,7 +168,8 @@ static int build_sites(struct model *m, const struct snapshot *cur, const struct
 		return -ENOMEM;
 	}
 	for (i = 0; i < cur->nr_sites && !err; i++) {
-		const struct snap_site *p = prev ? snapshot__find_site(prev, &cur->sites[i].key) : NULL;
+		const struct snap_site *p =
+		    prev ? snapshot__find_site(prev, &cur->sites[i].key) : NULL;
 
 		err = add_site(m, &cur->sites[i], p, ks, st);
 	}

@@ -52,18 +52,18 @@ struct model_fadvise {
 };
 
 struct model_info {
-	const char *mode;        /* "tracepoint" */
-	const char *kernel;      /* uname -r */
+	const char *mode;	 /* "tracepoint" */
+	const char *kernel;	 /* uname -r */
 	const char *blind_spots; /* what this mode cannot see */
 	bool wait_is_lower_bound;
 	bool has_fadvise;
-	bool cumulative;         /* since start rather than since the previous report */
+	bool cumulative; /* since start rather than since the previous report */
 	__u32 filter_pid;
 };
 
 struct model {
 	struct model_info info;
-	__u64 span_ns; /* the time this report covers */
+	__u64 span_ns;		  /* the time this report covers */
 	struct model_site *sites; /* sorted by total wait, largest first */
 	int nr_sites;
 	struct model_cpu *cpus; /* by CPU number, only those with works */

@@ -24,7 +24,7 @@ static bool has_cap(const struct __user_cap_data_struct *data, int cap)
 
 int probe__privileges(void)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
 
 	if (syscall(SYS_capget, &hdr, data))

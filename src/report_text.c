@@ -5,7 +5,7 @@
 #include "report_text.h"
 #include "units.h"
 
-#define NUM_W 6 /* a duration column: " 9.1us" */
+#define NUM_W	   6 /* a duration column: " 9.1us" */
 #define SITE_MAX_W 40
 
 const char *report_text__escape(const char *s, size_t len, char *buf, size_t size)
@@ -65,15 +65,15 @@ struct site_widths {
 
 static struct site_widths site_widths(const struct model *m)
 {
-	struct site_widths w = { 4, 4 };
+	struct site_widths w = {4, 4};
 	char buf[4 * DRAINSTAT_COMM_LEN + 1];
 	int i, n;
 
 	for (i = 0; i < m->nr_sites; i++) {
 		n = (int)strlen(m->sites[i].site);
 		w.site = n > w.site ? n : w.site;
-		n = (int)strlen(report_text__escape(m->sites[i].comm, DRAINSTAT_COMM_LEN, buf,
-						    sizeof(buf)));
+		n = (int)strlen(
+		    report_text__escape(m->sites[i].comm, DRAINSTAT_COMM_LEN, buf, sizeof(buf)));
 		w.comm = n > w.comm ? n : w.comm;
 	}
 	w.site = w.site > SITE_MAX_W ? SITE_MAX_W : w.site;
@@ -110,7 +110,8 @@ static void print_stacks(FILE *f, const struct model_site *s)
 
 	for (i = 0; i < s->nr_stacks; i++) {
 		fprintf(f, "    stack %d of %d (%llu drain%s)\n", i + 1, s->nr_stacks,
-			(unsigned long long)s->stacks[i].drains, s->stacks[i].drains == 1 ? "" : "s");
+			(unsigned long long)s->stacks[i].drains,
+			s->stacks[i].drains == 1 ? "" : "s");
 		if (!s->stacks[i].nr_frames)
 			fprintf(f, "      [stack lost]\n");
 		for (j = 0; j < s->stacks[i].nr_frames; j++)

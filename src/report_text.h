@@ -8,8 +8,8 @@
 #include "model.h"
 
 struct text_opts {
-	bool stacks;     /* -s: each site's kernel stacks */
-	bool histograms; /* -H: dispatch/run/wait histograms per site */
+	bool stacks;	       /* -s: each site's kernel stacks */
+	bool histograms;       /* -H: dispatch/run/wait histograms per site */
 	const char *timestamp; /* printed before the report, may be NULL */
 };
 

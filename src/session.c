@@ -14,14 +14,14 @@
 #include "session.h"
 #include "tracer.h"
 
-#define KALLSYMS "/proc/kallsyms"
-#define BTF_PATH "/sys/kernel/btf/vmlinux"
-#define TRACEFS "/sys/kernel/tracing"
+#define KALLSYMS      "/proc/kallsyms"
+#define BTF_PATH      "/sys/kernel/btf/vmlinux"
+#define TRACEFS	      "/sys/kernel/tracing"
 #define DRAIN_WORK_FN "lru_add_drain_per_cpu"
 
 static const char tracepoint_blind_spots[] =
-	"drain entry or exit: WAIT~ is first queue to last work end (a lower bound); "
-	"no lock time, piggybacked or empty drains, local drains";
+    "drain entry or exit: WAIT~ is first queue to last work end (a lower bound); "
+    "no lock time, piggybacked or empty drains, local drains";
 
 /* Set from the signal handler: which signal asked us to stop. */
 static volatile sig_atomic_t stop_signal;
@@ -47,7 +47,7 @@ static void on_signal(int sig)
 
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = {.sa_handler = on_signal};
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -64,8 +64,8 @@ static __u64 now_ns(void)
 
 static void sleep_until(__u64 deadline)
 {
-	struct timespec ts = { .tv_sec = (time_t)(deadline / 1000000000ULL),
-			       .tv_nsec = (long)(deadline % 1000000000ULL) };
+	struct timespec ts = {.tv_sec = (time_t)(deadline / 1000000000ULL),
+			      .tv_nsec = (long)(deadline % 1000000000ULL)};
 
 	/* returns early with EINTR when a signal arrives */
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
@@ -85,6 +85,23 @@ static int fail(int code, const char *fmt, ...)
 	return code;
 }
 
+/* -v: what setup found, on stderr so the report stays clean. */
+static void note(const struct session *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void note(const struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!s->opts->verbose)
+		return;
+	fprintf(stderr, "drainstat: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 static int check_pid(pid_t pid)
 {
 	if (!pid || !kill(pid, 0) || errno == EPERM)
@@ -94,19 +111,26 @@ static int check_pid(pid_t pid)
 
 static int load_symbols(struct session *s, __u64 *drain_work_fn)
 {
+	__u64 start = now_ns();
 	const struct ksym *sym;
 	int err = ksyms__load(KALLSYMS, &s->ksyms);
 
 	if (err == -EPERM)
-		return fail(EXIT_NO_KALLSYMS, "kernel addresses in %s are hidden; run as root or "
-			    "set kernel.kptr_restrict=0", KALLSYMS);
+		return fail(EXIT_NO_KALLSYMS,
+			    "kernel addresses in %s are hidden; run as root or "
+			    "set kernel.kptr_restrict=0",
+			    KALLSYMS);
 	if (err)
 		return fail(EXIT_NO_KALLSYMS, "cannot read %s: %s", KALLSYMS, strerror(-err));
 	sym = ksyms__get_symbol(s->ksyms, DRAIN_WORK_FN);
 	if (!sym)
-		return fail(EXIT_NO_SYMBOL, "this kernel has no %s in %s: cannot tell LRU drain "
-			    "works from other work items", DRAIN_WORK_FN, KALLSYMS);
+		return fail(EXIT_NO_SYMBOL,
+			    "this kernel has no %s in %s: cannot tell LRU drain "
+			    "works from other work items",
+			    DRAIN_WORK_FN, KALLSYMS);
 	*drain_work_fn = sym->addr;
+	note(s, "%zu symbols from %s in %.1f ms; %s at 0x%llx", ksyms__count(s->ksyms), KALLSYMS,
+	     (double)(now_ns() - start) / 1e6, DRAIN_WORK_FN, (unsigned long long)sym->addr);
 	return EXIT_OK;
 }
 
@@ -117,13 +141,19 @@ static int check_kernel(struct session *s)
 	if (probe__privileges())
 		return fail(EXIT_NO_PERM, "need root, or CAP_BPF and CAP_PERFMON");
 	if (probe__btf(BTF_PATH))
-		return fail(EXIT_NO_BTF, "the kernel exposes no BTF (%s): drainstat needs a kernel "
-			    "built with CONFIG_DEBUG_INFO_BTF=y", BTF_PATH);
+		return fail(EXIT_NO_BTF,
+			    "the kernel exposes no BTF (%s): drainstat needs a kernel "
+			    "built with CONFIG_DEBUG_INFO_BTF=y",
+			    BTF_PATH);
 	err = probe__tracefs(TRACEFS);
 	if (err < 0)
-		return fail(EXIT_NO_TRACEFS, "tracefs is not mounted at %s and mounting it failed: "
-			    "%s", TRACEFS, strerror(-err));
+		return fail(EXIT_NO_TRACEFS,
+			    "tracefs is not mounted at %s and mounting it failed: "
+			    "%s",
+			    TRACEFS, strerror(-err));
 	s->tracefs_mounted = err;
+	note(s, "tracefs %s %s", TRACEFS,
+	     err ? "mounted by drainstat, unmounted at exit" : "already mounted");
 	return EXIT_OK;
 }
 
@@ -141,14 +171,17 @@ static const char *step_name(enum tracer_step step)
 
 static int start_tracer(struct session *s, __u64 drain_work_fn)
 {
-	struct tracer_opts topts = { .drain_work_fn = drain_work_fn,
-				     .filter_tgid = (__u32)s->opts->pid };
+	struct tracer_opts topts = {.drain_work_fn = drain_work_fn,
+				    .filter_tgid = (__u32)s->opts->pid};
 	enum tracer_step step;
 	int err = tracer__start(&topts, &s->tracer, &step);
 
 	if (err)
 		return fail(EXIT_BPF, "cannot %s the BPF programs: %s (-vv shows libbpf's log)",
 			    step_name(step), strerror(-err));
+	note(s, "attached: workqueue_queue_work, workqueue_execute_start, workqueue_execute_end%s",
+	     tracer__has_fadvise(s->tracer) ? ", sys_enter/exit_fadvise64"
+					    : " (no fadvise tracepoints)");
 	return EXIT_OK;
 }
 
@@ -168,13 +201,13 @@ static int setup(struct session *s)
 		return code;
 	uname(&s->uts);
 	s->info = (struct model_info){
-		.mode = "tracepoint",
-		.kernel = s->uts.release,
-		.blind_spots = tracepoint_blind_spots,
-		.wait_is_lower_bound = true,
-		.has_fadvise = tracer__has_fadvise(s->tracer),
-		.cumulative = !s->opts->interval_ns,
-		.filter_pid = (__u32)s->opts->pid,
+	    .mode = "tracepoint",
+	    .kernel = s->uts.release,
+	    .blind_spots = tracepoint_blind_spots,
+	    .wait_is_lower_bound = true,
+	    .has_fadvise = tracer__has_fadvise(s->tracer),
+	    .cumulative = !s->opts->interval_ns,
+	    .filter_pid = (__u32)s->opts->pid,
 	};
 	return EXIT_OK;
 }
@@ -182,7 +215,7 @@ static int setup(struct session *s)
 static int report(struct session *s, const struct snapshot *cur, const struct snapshot *prev,
 		  __u64 start_ns)
 {
-	struct text_opts topts = { .stacks = s->opts->stacks, .histograms = s->opts->histograms };
+	struct text_opts topts = {.stacks = s->opts->stacks, .histograms = s->opts->histograms};
 	char stamp[16];
 	struct model m;
 	time_t t = time(NULL);
@@ -242,7 +275,7 @@ static void teardown(struct session *s)
 
 int session__run(const struct options *opts)
 {
-	struct session s = { .opts = opts };
+	struct session s = {.opts = opts};
 	int code, err;
 
 	install_signals();

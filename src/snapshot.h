@@ -13,7 +13,7 @@ struct snap_site {
 	struct site_key key;
 	struct site_stats stats;
 	__u64 ips[DRAINSTAT_MAX_STACK_DEPTH]; /* the caller's kernel stack, innermost first */
-	int nr_ips;                           /* 0 when the stack was lost */
+	int nr_ips;			      /* 0 when the stack was lost */
 };
 
 struct snapshot {
@@ -27,6 +27,7 @@ struct snapshot {
 };
 
 void snapshot__free(struct snapshot *snap);
-const struct snap_site *snapshot__find_site(const struct snapshot *snap, const struct site_key *key);
+const struct snap_site *snapshot__find_site(const struct snapshot *snap,
+					    const struct site_key *key);
 
 #endif /* SNAPSHOT_H */

@@ -43,14 +43,15 @@ static int attach(struct tracer *t)
 
 	err = attach_prog(s->progs.drainstat_queue_work, &s->links.drainstat_queue_work);
 	if (!err)
-		err = attach_prog(s->progs.drainstat_execute_start, &s->links.drainstat_execute_start);
+		err = attach_prog(s->progs.drainstat_execute_start,
+				  &s->links.drainstat_execute_start);
 	if (!err)
 		err = attach_prog(s->progs.drainstat_execute_end, &s->links.drainstat_execute_end);
 	if (err)
 		return err;
 	t->has_fadvise =
-		!attach_prog(s->progs.drainstat_fadvise_enter, &s->links.drainstat_fadvise_enter) &&
-		!attach_prog(s->progs.drainstat_fadvise_exit, &s->links.drainstat_fadvise_exit);
+	    !attach_prog(s->progs.drainstat_fadvise_enter, &s->links.drainstat_fadvise_enter) &&
+	    !attach_prog(s->progs.drainstat_fadvise_exit, &s->links.drainstat_fadvise_exit);
 	return 0;
 }
 
@@ -123,8 +124,7 @@ static int read_sites(const struct tracer *t, struct snapshot *snap)
 	snap->sites = calloc(cap, sizeof(*snap->sites));
 	if (!snap->sites)
 		return -ENOMEM;
-	while (snap->nr_sites < (int)cap &&
-	       !bpf_map__get_next_key(map, prev, &key, sizeof(key))) {
+	while (snap->nr_sites < (int)cap && !bpf_map__get_next_key(map, prev, &key, sizeof(key))) {
 		struct snap_site *s = &snap->sites[snap->nr_sites];
 
 		s->key = key;

@@ -8,7 +8,7 @@ const char *units__duration(__u64 ns, char *buf, size_t size)
 	static const struct {
 		const char *name;
 		double ns;
-	} units[] = { { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 } };
+	} units[] = {{"s", 1e9}, {"ms", 1e6}, {"us", 1e3}};
 	size_t i;
 
 	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {

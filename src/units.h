@@ -6,7 +6,8 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-/* At most 5 characters for values below 1000 s: "812ns", "9.1us", "14us", "1.2ms", "27ms", "3.4s". */
+/* At most 5 characters for values below 1000 s: "812ns", "9.1us", "14us", "1.2ms", "27ms", "3.4s".
+ */
 #define UNITS_DURATION_LEN 16
 const char *units__duration(__u64 ns, char *buf, size_t size);
 

@@ -11,22 +11,22 @@
 
 static int check__failures;
 
-#define CHECK(cond)                                                                        \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
 			fprintf(stderr, "  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
-			check__failures++;                                                 \
-		}                                                                          \
+			check__failures++;                                                         \
+		}                                                                                  \
 	} while (0)
 
-#define CHECK_STR(got, want)                                                               \
-	do {                                                                               \
-		const char *g_ = (got), *w_ = (want);                                      \
-		if (!g_ || strcmp(g_, w_)) {                                               \
-			fprintf(stderr, "  %s:%d: got \"%s\", want \"%s\"\n", __FILE__, __LINE__, \
-				g_ ? g_ : "(null)", w_);                                   \
-			check__failures++;                                                 \
-		}                                                                          \
+#define CHECK_STR(got, want)                                                                       \
+	do {                                                                                       \
+		const char *g_ = (got), *w_ = (want);                                              \
+		if (!g_ || strcmp(g_, w_)) {                                                       \
+			fprintf(stderr, "  %s:%d: got \"%s\", want \"%s\"\n", __FILE__, __LINE__,  \
+				g_ ? g_ : "(null)", w_);                                           \
+			check__failures++;                                                         \
+		}                                                                                  \
 	} while (0)
 
 static inline int check__run(const char *name, void (*fn)(void))

@@ -15,31 +15,31 @@
 #include "report_text.h"
 
 #define KALLSYMS "tests/fixtures/kallsyms-report"
-#define MS 1000000ULL
-#define US 1000ULL
+#define MS	 1000000ULL
+#define US	 1000ULL
 
 static const __u64 fadvise_stack[] = {
-	0xffffffff814cac10, /* bpf_trace_run3 */
-	0xffffffff813880c0, /* __bpf_trace_workqueue_queue_work */
-	0xffffffff8138b0a0, /* __queue_work */
-	0xffffffff8138b310, /* queue_work_on */
-	0xffffffff815bb2a0, /* __lru_add_drain_all */
-	0xffffffff815b14c0, /* generic_fadvise */
-	0xffffffff815b1600, /* ksys_fadvise64_64 */
-	0xffffffff815b16e0, /* __x64_sys_fadvise64 */
-	0xffffffff8225a1a0, /* do_syscall_64 */
-	0xffffffff81000100, /* entry_SYSCALL_64_after_hwframe */
+    0xffffffff814cac10, /* bpf_trace_run3 */
+    0xffffffff813880c0, /* __bpf_trace_workqueue_queue_work */
+    0xffffffff8138b0a0, /* __queue_work */
+    0xffffffff8138b310, /* queue_work_on */
+    0xffffffff815bb2a0, /* __lru_add_drain_all */
+    0xffffffff815b14c0, /* generic_fadvise */
+    0xffffffff815b1600, /* ksys_fadvise64_64 */
+    0xffffffff815b16e0, /* __x64_sys_fadvise64 */
+    0xffffffff8225a1a0, /* do_syscall_64 */
+    0xffffffff81000100, /* entry_SYSCALL_64_after_hwframe */
 };
 
 static const __u64 compaction_stack[] = {
-	0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815bb4f0,
-	0xffffffff815ec600, 0xffffffff817b0300, 0xffffffff816d8b00, 0xffffffff816d9100,
-	0xffffffff8225a1a0, 0xffffffff81000100,
+    0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815bb4f0,
+    0xffffffff815ec600, 0xffffffff817b0300, 0xffffffff816d8b00, 0xffffffff816d9100,
+    0xffffffff8225a1a0, 0xffffffff81000100,
 };
 
 static const __u64 khugepaged_stack[] = {
-	0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815bb4f0,
-	0xffffffff816a2d00, 0xffffffff81394f00, 0xffffffff81311600, 0xffffffff81249150,
+    0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815bb4f0,
+    0xffffffff816a2d00, 0xffffffff81394f00, 0xffffffff81311600, 0xffffffff81249150,
 };
 
 static void hist_fill(struct hist *h, __u64 first, __u64 step, int n)
@@ -117,12 +117,12 @@ static void make_snapshot(struct snapshot *s, int scale)
 }
 
 static const struct model_info info = {
-	.mode = "tracepoint",
-	.kernel = "6.18.44-test",
-	.blind_spots = "drain entry or exit",
-	.wait_is_lower_bound = true,
-	.has_fadvise = true,
-	.cumulative = true,
+    .mode = "tracepoint",
+    .kernel = "6.18.44-test",
+    .blind_spots = "drain entry or exit",
+    .wait_is_lower_bound = true,
+    .has_fadvise = true,
+    .cumulative = true,
 };
 
 static char *read_file(const char *path)
@@ -197,7 +197,7 @@ static void test_report_interval_and_histograms(void)
 	struct ksyms *ks = NULL;
 	struct snapshot prev, cur;
 	struct model m;
-	struct text_opts o = { .histograms = true, .timestamp = "10:00:05" };
+	struct text_opts o = {.histograms = true, .timestamp = "10:00:05"};
 
 	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
 	make_snapshot(&prev, 1);
@@ -215,7 +215,7 @@ static void test_report_interval_and_histograms(void)
 
 static void test_report_empty(void)
 {
-	struct snapshot s = { .taken_ns = 5000 * MS };
+	struct snapshot s = {.taken_ns = 5000 * MS};
 	struct model_info i = info;
 	struct model m;
 	struct text_opts o = {};

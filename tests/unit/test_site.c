@@ -125,8 +125,14 @@ static void test_empty(void)
 static void test_unknown_bpf_program_on_top(void)
 {
 	const char *frames[] = {
-		NULL, "bpf_trace_run3", "__traceiter_workqueue_queue_work", "__queue_work",
-		"queue_work_on", "__lru_add_drain_all", "generic_fadvise", "do_syscall_64",
+	    NULL,
+	    "bpf_trace_run3",
+	    "__traceiter_workqueue_queue_work",
+	    "__queue_work",
+	    "queue_work_on",
+	    "__lru_add_drain_all",
+	    "generic_fadvise",
+	    "do_syscall_64",
 	};
 
 	CHECK(site__pick(frames, 8) == 6);
