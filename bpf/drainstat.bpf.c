@@ -308,9 +308,16 @@ static __always_inline void on_end(struct work_struct *work)
 	__u64 dispatch, run;
 	bool self;
 
-	if (!ws || !ws->start_ns) {
+	if (!ws) {
 		if (!filter_tgid)
 			count(CNT_WORK_UNSEEN);
+		return;
+	}
+	if (!ws->start_ns) {
+		/* queued while the programs were being attached: its start was missed */
+		count(CNT_WORK_UNSEEN);
+		drain_work_done(ws, NULL, now);
+		bpf_map_delete_elem(&works, &key);
 		return;
 	}
 	dispatch = ws->start_ns - ws->queue_ns;

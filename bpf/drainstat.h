@@ -106,7 +106,7 @@ enum drainstat_counter {
 	CNT_STACK_LOST,	      /* bpf_get_stackid() failed: hash collision or full */
 	CNT_FADVISE_MAP_FULL, /* an fadvise call could not be tracked */
 	CNT_CPU_OUT_OF_RANGE, /* a target CPU beyond the cpu map */
-	CNT_WORK_UNSEEN,      /* a work ran that was queued before tracing began */
+	CNT_WORK_UNSEEN,      /* a work whose queue or start came before tracing began */
 	CNT_WAIT_REVISED,     /* a drain grew after its wait was recorded (tracepoint mode) */
 	CNT_NR,
 };

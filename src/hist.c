@@ -64,6 +64,11 @@ static __u64 top_bucket_high(const struct hist *h)
 	return 0;
 }
 
+static __u64 sub_floor(__u64 a, __u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
 void hist__delta(const struct hist *cur, const struct hist *prev, struct hist *out)
 {
 	__u64 top;
@@ -73,10 +78,14 @@ void hist__delta(const struct hist *cur, const struct hist *prev, struct hist *o
 		memcpy(out, cur, sizeof(*out));
 		return;
 	}
-	out->count = cur->count - prev->count;
-	out->sum = cur->sum - prev->sum;
+	/*
+	 * A sample can be taken back (a drain's wait revised in tracepoint mode):
+	 * an interval may then hold fewer than none, which reads as none.
+	 */
+	out->count = sub_floor(cur->count, prev->count);
+	out->sum = sub_floor(cur->sum, prev->sum);
 	for (b = 0; b < HIST_BUCKETS; b++)
-		out->bucket[b] = cur->bucket[b] - prev->bucket[b];
+		out->bucket[b] = sub_floor(cur->bucket[b], prev->bucket[b]);
 	if (!out->count) {
 		out->max = 0;
 		return;

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -62,13 +64,28 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
+/*
+ * Sleeps until deadline or a stop signal, whichever comes first. The signals
+ * are blocked between the check of stop_signal and the wait, and ppoll()
+ * unblocks them atomically: one that arrives in between is not slept through.
+ */
 static void sleep_until(__u64 deadline)
 {
-	struct timespec ts = {.tv_sec = (time_t)(deadline / 1000000000ULL),
-			      .tv_nsec = (long)(deadline % 1000000000ULL)};
+	sigset_t block, orig;
+	struct timespec ts;
+	__u64 now;
 
-	/* returns early with EINTR when a signal arrives */
-	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &orig);
+	now = now_ns();
+	if (!stop_signal && now < deadline) {
+		ts.tv_sec = (time_t)((deadline - now) / 1000000000ULL);
+		ts.tv_nsec = (long)((deadline - now) % 1000000000ULL);
+		ppoll(NULL, 0, &ts, &orig);
+	}
+	sigprocmask(SIG_SETMASK, &orig, NULL);
 }
 
 static int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -102,11 +119,38 @@ static void note(const struct session *s, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* The process group leader of pid (its Tgid), or -errno. */
+static int process_of(pid_t pid)
+{
+	char path[64], line[128];
+	int tgid = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/* -p takes a process: the BPF side compares the thread group ID. */
 static int check_pid(pid_t pid)
 {
-	if (!pid || !kill(pid, 0) || errno == EPERM)
+	int tgid;
+
+	if (!pid)
 		return EXIT_OK;
-	return fail(EXIT_NO_PROCESS, "no process with PID %d", pid);
+	tgid = process_of(pid);
+	if (tgid < 0)
+		return fail(EXIT_NO_PROCESS, "no process with PID %d", pid);
+	if (tgid != pid)
+		return fail(EXIT_NO_PROCESS, "%d is a thread of process %d: use -p %d", pid, tgid,
+			    tgid);
+	return EXIT_OK;
 }
 
 static int load_symbols(struct session *s, __u64 *drain_work_fn)

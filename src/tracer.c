@@ -60,9 +60,9 @@ int tracer__start(const struct tracer_opts *opts, struct tracer **out, enum trac
 	struct tracer *t = calloc(1, sizeof(*t));
 	int err;
 
+	*failed = TRACER_OPEN;
 	if (!t)
 		return -ENOMEM;
-	*failed = TRACER_OPEN;
 	t->nr_cpus = libbpf_num_possible_cpus();
 	if (t->nr_cpus < 0) {
 		err = t->nr_cpus;

@@ -38,6 +38,26 @@ check "--help exits 0 and shows the synopsis" bash -c "'$DRAINSTAT' --help | gre
 expect_eq "no such PID: exit 65" $? 65
 check "no such PID: says so" grep -q 'no process with PID 4194303' "$TMPDIR_TEST/err"
 
+# a thread ID: -p takes a process, and says which
+"$WORKLOADS/drainforce" -n 1 -c dsthr$$ -s 2000 "$TMPDIR_TEST/data" &
+WL=$!
+wait_comm $WL dsthr$$
+THREAD=$(ls /proc/$WL/task | sort -n | tail -1)
+"$DRAINSTAT" -p "$THREAD" -d 1 >/dev/null 2>"$TMPDIR_TEST/err"
+expect_eq "thread ID: exit 65" $? 65
+check "thread ID: names the process" grep -q "thread of process $WL: use -p $WL" "$TMPDIR_TEST/err"
+wait $WL
+
+# SIGTERM during setup is not slept through
+"$DRAINSTAT" -d 30 >"$TMPDIR_TEST/early" 2>&1 &
+EARLY=$!
+sleep 0.15
+kill -TERM $EARLY
+SECONDS=0
+wait $EARLY
+expect_eq "SIGTERM during setup: exit 0" $? 0
+check "SIGTERM during setup: ends at once, not after -d" test $SECONDS -lt 10
+
 # not root: exit 77 with a hint
 if command -v setpriv >/dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \

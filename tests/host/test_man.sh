@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The man page against the code: it lints clean, and it lists exactly the long
+# options --help prints, every exit code of src/cli.h and every counter the
+# report can print.
+set -u
+. tests/host/lib.sh
+
+MAN=man/drainstat.8
+
+# The page as a reader sees it: plain text, no overstrike.
+render() {
+	mandoc -T ascii "$MAN" | col -bx
+}
+
+# The lines of one section of the rendered page (its title excluded).
+section() {
+	render | awk -v s="$1" '$0 == s { f = 1; next } f && /^[A-Z][A-Z ]*$/ { exit } f'
+}
+
+# Words in $1 missing from $2 (both one per line), as one space-separated line.
+missing() {
+	comm -23 <(sort -u <<<"$1") <(sort -u <<<"$2") | tr '\n' ' ' | sed 's/ $//'
+}
+
+# expect_none NAME LIST: PASS when LIST (from missing) is empty.
+expect_none() {
+	if [ -z "$2" ]; then pass "$1"; else fail "$1" "$2"; fi
+}
+
+if ! command -v mandoc >/dev/null; then
+	fail "man page" "mandoc is not installed (apt-get install mandoc)"
+	exit 0
+fi
+if [ ! -f "$MAN" ]; then
+	fail "man page" "no $MAN"
+	exit 0
+fi
+
+lint=$(mandoc -T lint -W warning "$MAN" 2>&1)
+lint_rc=$?
+if [ $lint_rc -eq 0 ] && [ -z "$lint" ]; then
+	pass "mandoc -T lint -W warning is clean"
+else
+	fail "mandoc -T lint -W warning is clean" "exit $lint_rc: $(head -n 3 <<<"$lint" | tr '\n' ' ')"
+fi
+
+for s in NAME SYNOPSIS DESCRIPTION MODES OPTIONS OUTPUT SIGNALS FILES "EXIT STATUS" \
+	EXAMPLES "SEE ALSO"; do
+	check "section $s" grep -qx "$s" <(render)
+done
+
+# Long options: those --help prints, and those the page mentions, are the same.
+help_opts=$("$DRAINSTAT" --help | grep -oE -- '--[a-z][a-z-]*' | sort -u)
+man_opts=$(render | grep -oE -- '--[a-z][a-z-]*' | sort -u)
+check "--help lists long options" test -n "$help_opts"
+expect_none "every option of --help is in the man page" "$(missing "$help_opts" "$man_opts")"
+expect_none "every option of the man page is in --help" "$(missing "$man_opts" "$help_opts")"
+
+# Exit codes: the enum of src/cli.h and the tags of EXIT STATUS are the same.
+enum_codes=$(sed -n '/^enum exit_code/,/^};/p' src/cli.h | grep -oE '=[[:space:]]*[0-9]+' |
+	tr -dc '0-9\n')
+man_codes=$(section "EXIT STATUS" | grep -oE '^ {5}[0-9]+( |$)' | tr -d ' ')
+check "src/cli.h has exit codes" test -n "$enum_codes"
+expect_none "every exit code of src/cli.h is in EXIT STATUS" "$(missing "$enum_codes" "$man_codes")"
+expect_none "every code in EXIT STATUS is in src/cli.h" "$(missing "$man_codes" "$enum_codes")"
+
+# Counters: every name the report can print after "lost" or "note" is explained.
+counters=$(grep -oE '\[CNT_[A-Z_]+\][[:space:]]*=[[:space:]]*\{[[:space:]]*"[a-z_]+"' src/model.c |
+	grep -oE '"[a-z_]+"' | tr -d '"')
+check "src/model.c names counters" test -n "$counters"
+expect_none "every counter is in OUTPUT" \
+	"$(missing "$counters" "$(section OUTPUT | grep -oE '[a-z_]+')")"
+
+exit 0
