@@ -4,6 +4,11 @@
  * queue to end, groups them into drains, and aggregates per site, per target CPU
  * and per fadvise advice in maps that user space reads once per interval.
  * Nothing per event crosses to user space.
+ *
+ * Where the drain's entry and exit are visible (full mode: fentry/fexit;
+ * kprobe mode: kprobe/kretprobe) a drain is exactly one call; in tracepoint
+ * mode it is inferred from the works. Each handler has one body below, and
+ * thin wrappers per attach type; user space loads the ones its mode uses.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -15,6 +20,7 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by user space between open and load. */
 const volatile __u64 drain_work_fn; /* address of lru_add_drain_per_cpu */
 const volatile __u32 filter_tgid;
+const volatile bool entry_visible; /* full and kprobe modes */
 /*
  * Tracepoint mode cannot see a drain's entry: the works one task queues back to
  * back form one drain. A new drain starts when the task slept since its last
@@ -24,9 +30,9 @@ const volatile __u32 filter_tgid;
  */
 const volatile __u64 join_window_ns = 1000000;
 
-/* The state of the drain a caller thread has open. */
+/* The state of the drain a caller thread has open (or had last). */
 struct drain_state {
-	__u64 first_queue_ns;
+	__u64 id_ns; /* entry, or first queue in tracepoint mode: names the drain */
 	__u64 last_queue_ns;
 	__u64 nvcsw;
 	__u64 recorded_wait_ns; /* wait already in the histogram, 0 if none */
@@ -34,14 +40,17 @@ struct drain_state {
 	__u32 pending; /* works queued and not ended */
 	__u32 works;
 	__s32 last_target_cpu;
-	__u32 pad;
+	__u8 in_call;  /* between entry and exit */
+	__u8 by_entry; /* opened at entry: the exit records the wait */
+	__u8 depth;    /* nested entries: lru_add_drain_all() -> __lru_add_drain_all() */
+	__u8 pad;
 };
 
 /* A queued work, keyed by its address (per-CPU lru_add_drain_work). */
 struct work_state {
 	__u64 queue_ns;
 	__u64 start_ns;
-	__u64 drain_first_queue_ns; /* identifies the drain it belongs to */
+	__u64 drain_id_ns; /* the drain it belongs to */
 	struct site_key site;
 	__u32 caller_tid;
 	__u32 caller_cpu;
@@ -109,6 +118,19 @@ struct {
 	__type(key, __u32);
 	__type(value, struct fadvise_call);
 } fadvise_calls SEC(".maps");
+
+/* lru_add_drain() calls in flight: entry time and the caller's site. */
+struct local_call {
+	__u64 start_ns;
+	struct site_key site;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 10240);
+	__type(key, __u32);
+	__type(value, struct local_call);
+} local_calls SEC(".maps");
 
 static const struct site_stats zero_site;
 
@@ -193,8 +215,9 @@ static __always_inline struct drain_state *drain_open(void *ctx, __u32 tid, __u6
 	struct drain_state d = {};
 	struct site_stats *s;
 
-	d.first_queue_ns = now;
+	d.id_ns = now;
 	d.nvcsw = nvcsw;
+	d.last_target_cpu = -1;
 	d.site.stack_id = bpf_get_stackid(ctx, &stacks, 0);
 	if (d.site.stack_id < 0)
 		count(CNT_STACK_LOST);
@@ -218,6 +241,18 @@ static __always_inline void drain_reopen(struct drain_state *d)
 	count(CNT_WAIT_REVISED);
 }
 
+/* A work queued by a drain seen at entry: the first one ends the lock phase. */
+static __always_inline void queue_in_call(struct drain_state *d, __u64 now)
+{
+	struct site_stats *s;
+
+	if (d->works)
+		return;
+	s = bpf_map_lookup_elem(&sites, &d->site);
+	if (s)
+		hist_add(&s->lock_ns, now - d->id_ns);
+}
+
 static __always_inline void on_queue(void *ctx, int target_cpu, struct work_struct *work)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -233,7 +268,9 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 		return;
 	nvcsw = task->nvcsw;
 	d = bpf_map_lookup_elem(&drains, &tid);
-	if (!d || starts_new_drain(d, now, nvcsw, target_cpu))
+	if (d && d->in_call)
+		queue_in_call(d, now);
+	else if (!d || starts_new_drain(d, now, nvcsw, target_cpu))
 		d = drain_open(ctx, tid, now, nvcsw);
 	else if (d->recorded_wait_ns)
 		drain_reopen(d);
@@ -243,11 +280,12 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 	}
 	d->last_queue_ns = now;
 	d->last_target_cpu = target_cpu;
+	d->nvcsw = nvcsw;
 	d->works++;
 	__sync_fetch_and_add(&d->pending, 1);
 
 	ws.queue_ns = now;
-	ws.drain_first_queue_ns = d->first_queue_ns;
+	ws.drain_id_ns = d->id_ns;
 	ws.site = d->site;
 	ws.caller_tid = tid;
 	ws.caller_cpu = bpf_get_smp_processor_id();
@@ -288,11 +326,12 @@ static __always_inline void drain_work_done(const struct work_state *ws, struct 
 	struct drain_state *d = bpf_map_lookup_elem(&drains, &ws->caller_tid);
 	__u64 wait;
 
-	if (!d || d->first_queue_ns != ws->drain_first_queue_ns)
+	if (!d || d->id_ns != ws->drain_id_ns)
 		return;
-	if (__sync_fetch_and_add(&d->pending, -1) != 1)
+	/* a drain seen at entry gets its exact wait at exit */
+	if (__sync_fetch_and_add(&d->pending, -1) != 1 || d->by_entry)
 		return;
-	wait = now - d->first_queue_ns;
+	wait = now - d->id_ns;
 	if (s)
 		hist_add(&s->wait_ns, wait);
 	d->recorded_wait_ns = wait;
@@ -334,6 +373,114 @@ static __always_inline void on_end(struct work_struct *work)
 	account_cpu(cpu, self, dispatch, run);
 	drain_work_done(ws, s, now);
 	bpf_map_delete_elem(&works, &key);
+}
+
+/* Entry of lru_add_drain_all() or lru_cache_disable() (forced). */
+static __always_inline void drain_enter(void *ctx, bool forced)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct drain_state d = {}, *open;
+	struct site_stats *s;
+
+	if (filter_tgid && (pid_tgid >> 32) != filter_tgid)
+		return;
+	open = bpf_map_lookup_elem(&drains, &tid);
+	if (open && open->in_call) {
+		open->depth++;
+		return;
+	}
+	d.id_ns = bpf_ktime_get_ns();
+	d.in_call = 1;
+	d.by_entry = 1;
+	d.last_target_cpu = -1;
+	d.site.stack_id = bpf_get_stackid(ctx, &stacks, 0);
+	if (d.site.stack_id < 0)
+		count(CNT_STACK_LOST);
+	bpf_get_current_comm(d.site.comm, sizeof(d.site.comm));
+	if (bpf_map_update_elem(&drains, &tid, &d, BPF_ANY))
+		return;
+	s = site_stats_get(&d.site);
+	if (s) {
+		__sync_fetch_and_add(&s->drains, 1);
+		if (forced)
+			__sync_fetch_and_add(&s->forced_drains, 1);
+	}
+	mark_escalation(tid);
+}
+
+static __always_inline void drain_exit(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+	struct site_stats *s;
+
+	if (!d || !d->in_call)
+		return;
+	if (d->depth) {
+		d->depth--;
+		return;
+	}
+	d->in_call = 0;
+	s = bpf_map_lookup_elem(&sites, &d->site);
+	if (!s)
+		return;
+	hist_add(&s->wait_ns, bpf_ktime_get_ns() - d->id_ns);
+	if (!d->works)
+		__sync_fetch_and_add(&s->empty_drains, 1);
+}
+
+/* lru_add_drain(): the local drain; inside a drain call it is part of that drain. */
+static __always_inline void local_enter(void *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+	struct local_call call = {};
+
+	if (filter_tgid && (pid_tgid >> 32) != filter_tgid)
+		return;
+	if (d && d->in_call)
+		return;
+	call.start_ns = bpf_ktime_get_ns();
+	call.site.stack_id = bpf_get_stackid(ctx, &stacks, 0);
+	if (call.site.stack_id < 0)
+		count(CNT_STACK_LOST);
+	bpf_get_current_comm(call.site.comm, sizeof(call.site.comm));
+	if (bpf_map_update_elem(&local_calls, &tid, &call, BPF_ANY))
+		count(CNT_LOCAL_MAP_FULL);
+}
+
+static __always_inline void local_exit(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct local_call *call = bpf_map_lookup_elem(&local_calls, &tid);
+	struct site_stats *s;
+
+	if (!call)
+		return;
+	s = site_stats_get(&call->site);
+	if (s)
+		hist_add(&s->local_ns, bpf_ktime_get_ns() - call->start_ns);
+	bpf_map_delete_elem(&local_calls, &tid);
+}
+
+/* An IPI sent by a task whose drain is open: the wakeup of a remote worker. */
+static __always_inline void on_ipi(__u32 cpu)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+	struct site_stats *s;
+	struct cpu_stats *c;
+
+	if (!d || (!d->in_call && !d->pending))
+		return;
+	s = bpf_map_lookup_elem(&sites, &d->site);
+	if (s)
+		__sync_fetch_and_add(&s->ipis, 1);
+	c = bpf_map_lookup_elem(&cpus, &cpu);
+	if (c)
+		__sync_fetch_and_add(&c->ipis, 1);
 }
 
 /*
@@ -409,5 +556,117 @@ int drainstat_fadvise_exit(struct trace_event_raw_sys_exit *ctx)
 		hist_add(&f->latency_ns, bpf_ktime_get_ns() - call->start_ns);
 	}
 	bpf_map_delete_elem(&fadvise_calls, &tid);
+	return 0;
+}
+
+/*
+ * Drain entry and exit: lru_add_drain_all(), lru_cache_disable() (forced), and
+ * where it has a symbol __lru_add_drain_all(), which generic_fadvise() calls
+ * directly since 6.18 (elsewhere it is inlined). User space picks the set.
+ */
+SEC("fentry/__lru_add_drain_all")
+int BPF_PROG(drainstat_fentry_drain, bool force_all_cpus)
+{
+	drain_enter(ctx, force_all_cpus);
+	return 0;
+}
+
+SEC("fexit/__lru_add_drain_all")
+int BPF_PROG(drainstat_fexit_drain)
+{
+	drain_exit();
+	return 0;
+}
+
+SEC("fentry/lru_add_drain_all")
+int BPF_PROG(drainstat_fentry_drain_all)
+{
+	drain_enter(ctx, false);
+	return 0;
+}
+
+SEC("fexit/lru_add_drain_all")
+int BPF_PROG(drainstat_fexit_drain_all)
+{
+	drain_exit();
+	return 0;
+}
+
+SEC("fentry/lru_cache_disable")
+int BPF_PROG(drainstat_fentry_cache_disable)
+{
+	drain_enter(ctx, true);
+	return 0;
+}
+
+SEC("fexit/lru_cache_disable")
+int BPF_PROG(drainstat_fexit_cache_disable)
+{
+	drain_exit();
+	return 0;
+}
+
+SEC("fentry/lru_add_drain")
+int BPF_PROG(drainstat_fentry_local)
+{
+	local_enter(ctx);
+	return 0;
+}
+
+SEC("fexit/lru_add_drain")
+int BPF_PROG(drainstat_fexit_local)
+{
+	local_exit();
+	return 0;
+}
+
+/* kprobe mode: the same bodies; user space attaches them to the names it found. */
+SEC("kprobe")
+int BPF_KPROBE(drainstat_kprobe_drain, bool force_all_cpus)
+{
+	drain_enter(ctx, force_all_cpus);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(drainstat_kprobe_drain_all)
+{
+	drain_enter(ctx, false);
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(drainstat_kprobe_cache_disable)
+{
+	drain_enter(ctx, true);
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(drainstat_kretprobe_drain)
+{
+	drain_exit();
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(drainstat_kprobe_local)
+{
+	local_enter(ctx);
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(drainstat_kretprobe_local)
+{
+	local_exit();
+	return 0;
+}
+
+/* Since about 6.4; absent in 6.1, where IPIs are simply not counted. */
+SEC("tp_btf/ipi_send_cpu")
+int BPF_PROG(drainstat_ipi_send_cpu, const unsigned int cpu, unsigned long callsite, void *callback)
+{
+	on_ipi(cpu);
 	return 0;
 }

@@ -73,17 +73,23 @@ struct site_key {
 
 struct site_stats {
 	__u64 drains;
+	__u64 forced_drains; /* lru_cache_disable(): every CPU, never piggybacks */
+	__u64 empty_drains;  /* returned with no work queued (entry visible only) */
 	__u64 works;
 	__u64 self_works;
+	__u64 ipis; /* IPIs the caller sent while its drain was open */
 	struct hist dispatch_ns;
 	struct hist run_ns;
 	struct hist wait_ns;
+	struct hist lock_ns;  /* entry to first queued work (entry visible only) */
+	struct hist local_ns; /* lru_add_drain() calls of this site (entry visible only) */
 };
 
 /* Per target CPU: the "victim" side. */
 struct cpu_stats {
 	__u64 works;
 	__u64 self_works;
+	__u64 ipis;
 	struct hist dispatch_ns;
 	struct hist run_ns;
 };
@@ -105,6 +111,7 @@ enum drainstat_counter {
 	CNT_SITE_MAP_FULL,    /* a site could not be aggregated */
 	CNT_STACK_LOST,	      /* bpf_get_stackid() failed: hash collision or full */
 	CNT_FADVISE_MAP_FULL, /* an fadvise call could not be tracked */
+	CNT_LOCAL_MAP_FULL,   /* a local drain could not be tracked */
 	CNT_CPU_OUT_OF_RANGE, /* a target CPU beyond the cpu map */
 	CNT_WORK_UNSEEN,      /* a work whose queue or start came before tracing began */
 	CNT_WAIT_REVISED,     /* a drain grew after its wait was recorded (tracepoint mode) */

@@ -33,6 +33,10 @@ static const struct argp_option options[] = {
     {"stacks", 's', NULL, 0, "Print each site's kernel stacks", 0},
     {"histograms", 'H', NULL, 0, "Print dispatch, run and wait histograms per site", 0},
     {"verbose", 'v', NULL, 0, "Say more about setup (repeat for libbpf's messages)", 0},
+    {"mode", 'm', "MODE", 0,
+     "How to trace: full (fentry/fexit), kprobe, tracepoint, or auto (the default: the first "
+     "of those that works)",
+     0},
     {},
 };
 
@@ -122,6 +126,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'p':
 		if (parse_pid(arg, &o->pid))
 			usage_error("invalid -p '%s': expected a process ID", arg);
+		break;
+	case 'm':
+		if (tracer__parse_mode(arg, &o->mode))
+			usage_error(
+			    "invalid --mode '%s': expected auto, full, kprobe or tracepoint", arg);
 		break;
 	case 's':
 		o->stacks = true;

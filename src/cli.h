@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include <linux/types.h>
+#include "tracer.h"
 
 enum exit_code {
 	EXIT_OK = 0,
@@ -21,13 +22,14 @@ enum exit_code {
 };
 
 struct options {
-	__u64 duration_ns; /* -d: stop after this long; 0 = until a signal */
-	__u64 interval_ns; /* INTERVAL: 0 = one report at the end */
-	__u64 count;	   /* COUNT: reports to print with INTERVAL; 0 = unbounded */
-	pid_t pid;	   /* -p: 0 = every process */
-	bool stacks;	   /* -s */
-	bool histograms;   /* -H */
-	int verbose;	   /* -v, repeatable */
+	__u64 duration_ns;    /* -d: stop after this long; 0 = until a signal */
+	__u64 interval_ns;    /* INTERVAL: 0 = one report at the end */
+	__u64 count;	      /* COUNT: reports to print with INTERVAL; 0 = unbounded */
+	pid_t pid;	      /* -p: 0 = every process */
+	enum drain_mode mode; /* --mode */
+	bool stacks;	      /* -s */
+	bool histograms;      /* -H */
+	int verbose;	      /* -v, repeatable */
 };
 
 /* Parses argv into opts; prints a one-line error and exits EXIT_USAGE on bad input. */

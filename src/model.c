@@ -101,38 +101,68 @@ static int add_stack(struct model_site *row, const struct model_stack *st)
 	return 0;
 }
 
+static __u64 delta(__u64 cur, const __u64 *prev)
+{
+	return prev && cur >= *prev ? cur - *prev : prev ? 0 : cur;
+}
+
+static void merge_delta(struct hist *into, const struct hist *cur, const struct hist *prev)
+{
+	struct hist h;
+
+	hist__delta(cur, prev, &h);
+	hist__merge(into, &h);
+}
+
+static bool site_moved(const struct snap_site *cur, const struct snap_site *prev)
+{
+	if (!prev)
+		return cur->stats.drains || cur->stats.works || cur->stats.wait_ns.count ||
+		       cur->stats.local_ns.count;
+	return cur->stats.drains != prev->stats.drains || cur->stats.works != prev->stats.works ||
+	       cur->stats.wait_ns.count != prev->stats.wait_ns.count ||
+	       cur->stats.local_ns.count != prev->stats.local_ns.count;
+}
+
+static struct model_site *row_for(struct model *m, const char *site, const char *comm)
+{
+	struct model_site *row = find_row(m, site, comm);
+
+	if (row)
+		return row;
+	row = &m->sites[m->nr_sites++];
+	memset(row, 0, sizeof(*row));
+	snprintf(row->site, sizeof(row->site), "%s", site);
+	memcpy(row->comm, comm, sizeof(row->comm));
+	return row;
+}
+
 /* Adds the activity of one snapshot site (minus its previous reading) to its row. */
 static int add_site(struct model *m, const struct snap_site *cur, const struct snap_site *prev,
 		    const struct ksyms *ks, struct model_stack *st)
 {
+	const struct site_stats *c = &cur->stats, *p = prev ? &prev->stats : NULL;
 	char site[MODEL_NAME_LEN], comm[DRAINSTAT_COMM_LEN];
 	struct model_site *row;
-	struct hist h;
-	__u64 drains = cur->stats.drains - (prev ? prev->stats.drains : 0);
-	__u64 works = cur->stats.works - (prev ? prev->stats.works : 0);
 
-	if (!drains && !works && cur->stats.wait_ns.count == (prev ? prev->stats.wait_ns.count : 0))
+	if (!site_moved(cur, prev))
 		return 0;
 	symbolize(cur, ks, st, site, sizeof(site));
 	memcpy(comm, cur->key.comm, sizeof(comm));
 	comm[sizeof(comm) - 1] = '\0';
-	row = find_row(m, site, comm);
-	if (!row) {
-		row = &m->sites[m->nr_sites++];
-		memset(row, 0, sizeof(*row));
-		snprintf(row->site, sizeof(row->site), "%s", site);
-		memcpy(row->comm, comm, sizeof(comm));
-	}
-	row->drains += drains;
-	row->works += works;
-	row->self_works += cur->stats.self_works - (prev ? prev->stats.self_works : 0);
-	hist__delta(&cur->stats.dispatch_ns, prev ? &prev->stats.dispatch_ns : NULL, &h);
-	hist__merge(&row->dispatch_ns, &h);
-	hist__delta(&cur->stats.run_ns, prev ? &prev->stats.run_ns : NULL, &h);
-	hist__merge(&row->run_ns, &h);
-	hist__delta(&cur->stats.wait_ns, prev ? &prev->stats.wait_ns : NULL, &h);
-	hist__merge(&row->wait_ns, &h);
-	st->drains = drains;
+	row = row_for(m, site, comm);
+	row->drains += delta(c->drains, p ? &p->drains : NULL);
+	row->forced_drains += delta(c->forced_drains, p ? &p->forced_drains : NULL);
+	row->empty_drains += delta(c->empty_drains, p ? &p->empty_drains : NULL);
+	row->works += delta(c->works, p ? &p->works : NULL);
+	row->self_works += delta(c->self_works, p ? &p->self_works : NULL);
+	row->ipis += delta(c->ipis, p ? &p->ipis : NULL);
+	merge_delta(&row->dispatch_ns, &c->dispatch_ns, p ? &p->dispatch_ns : NULL);
+	merge_delta(&row->run_ns, &c->run_ns, p ? &p->run_ns : NULL);
+	merge_delta(&row->wait_ns, &c->wait_ns, p ? &p->wait_ns : NULL);
+	merge_delta(&row->lock_ns, &c->lock_ns, p ? &p->lock_ns : NULL);
+	merge_delta(&row->local_ns, &c->local_ns, p ? &p->local_ns : NULL);
+	st->drains = delta(c->drains, p ? &p->drains : NULL);
 	return add_stack(row, st);
 }
 
@@ -179,6 +209,7 @@ static int build_sites(struct model *m, const struct snapshot *cur, const struct
 		qsort(m->sites[i].stacks, (size_t)m->sites[i].nr_stacks, sizeof(struct model_stack),
 		      cmp_stacks);
 		m->drains += m->sites[i].drains;
+		m->local_drains += m->sites[i].local_ns.count;
 		m->works += m->sites[i].works;
 		m->self_works += m->sites[i].self_works;
 	}
@@ -202,6 +233,7 @@ static int build_cpus(struct model *m, const struct snapshot *cur, const struct 
 		mc->cpu = cpu;
 		mc->works = c->works - (p ? p->works : 0);
 		mc->self_works = c->self_works - (p ? p->self_works : 0);
+		mc->ipis = c->ipis - (p ? p->ipis : 0);
 		hist__delta(&c->dispatch_ns, p ? &p->dispatch_ns : NULL, &mc->dispatch_ns);
 		hist__delta(&c->run_ns, p ? &p->run_ns : NULL, &mc->run_ns);
 		m->nr_cpus++;

@@ -26,11 +26,16 @@ struct model_site {
 	char site[MODEL_NAME_LEN];
 	char comm[DRAINSTAT_COMM_LEN];
 	__u64 drains;
+	__u64 forced_drains;
+	__u64 empty_drains;
 	__u64 works;
 	__u64 self_works;
+	__u64 ipis;
 	struct hist dispatch_ns;
 	struct hist run_ns;
 	struct hist wait_ns;
+	struct hist lock_ns;
+	struct hist local_ns; /* local drains: lru_add_drain() calls */
 	struct model_stack *stacks;
 	int nr_stacks;
 };
@@ -40,6 +45,7 @@ struct model_cpu {
 	int cpu;
 	__u64 works;
 	__u64 self_works;
+	__u64 ipis;
 	struct hist dispatch_ns;
 	struct hist run_ns;
 };
@@ -56,7 +62,10 @@ struct model_info {
 	const char *kernel;	 /* uname -r */
 	const char *blind_spots; /* what this mode cannot see */
 	bool wait_is_lower_bound;
+	bool entry_visible; /* full and kprobe modes: exact wait, lock, empty drains */
 	bool has_fadvise;
+	bool has_ipi;
+	bool has_local;
 	bool cumulative; /* since start rather than since the previous report */
 	__u32 filter_pid;
 };
@@ -72,6 +81,7 @@ struct model {
 	__u64 drains;
 	__u64 works;
 	__u64 self_works;
+	__u64 local_drains;
 	__u64 counters[CNT_NR];
 	__u64 lost; /* the counters that mean something was not measured */
 };

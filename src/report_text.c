@@ -80,17 +80,23 @@ static struct site_widths site_widths(const struct model *m)
 	return w;
 }
 
-static void print_site_header(FILE *f, const struct site_widths *w, bool wait_lower_bound)
+/* Entry-visible modes add lock time, empty and forced drains; IPIs where counted. */
+static void print_site_header(FILE *f, const struct site_widths *w, const struct model_info *info)
 {
-	fprintf(f, "%*s %s %s %s\n", w->site + w->comm + 19, "", "---- DISPATCH ---",
-		"------ RUN ------", wait_lower_bound ? "-- WAIT~ --" : "-- WAIT ---");
+	fprintf(f, "%*s %s %s %s", w->site + w->comm + 19, "", "---- DISPATCH ---",
+		"------ RUN ------", info->wait_is_lower_bound ? "-- WAIT~ --" : "-- WAIT ---");
+	fprintf(f, "%s\n", info->entry_visible ? " --- LOCK --" : "");
 	fprintf(f, "%-*s %-*s %6s %5s %4s", w->site, "SITE", w->comm, "COMM", "DRAINS", "WORKS",
 		"SELF");
-	fprintf(f, " %5s %5s %5s %5s %5s %5s %5s %5s\n", "p50", "p99", "max", "p50", "p99", "max",
+	fprintf(f, " %5s %5s %5s %5s %5s %5s %5s %5s", "p50", "p99", "max", "p50", "p99", "max",
 		"p50", "p99");
+	if (info->entry_visible)
+		fprintf(f, " %5s %5s %5s %6s", "p50", "p99", "EMPTY", "FORCED");
+	fprintf(f, "%s\n", info->has_ipi ? "  IPIS" : "");
 }
 
-static void print_site_row(FILE *f, const struct model_site *s, const struct site_widths *w)
+static void print_site_row(FILE *f, const struct model_site *s, const struct site_widths *w,
+			   const struct model_info *info)
 {
 	char comm[4 * DRAINSTAT_COMM_LEN + 1];
 
@@ -101,6 +107,13 @@ static void print_site_row(FILE *f, const struct model_site *s, const struct sit
 	put_dist(f, &s->dispatch_ns, true);
 	put_dist(f, &s->run_ns, true);
 	put_dist(f, &s->wait_ns, false);
+	if (info->entry_visible) {
+		put_dist(f, &s->lock_ns, false);
+		fprintf(f, " %5llu %6llu", (unsigned long long)s->empty_drains,
+			(unsigned long long)s->forced_drains);
+	}
+	if (info->has_ipi)
+		fprintf(f, " %5llu", (unsigned long long)s->ipis);
 	fputc('\n', f);
 }
 
@@ -145,18 +158,25 @@ static void print_hist(FILE *f, const char *name, const struct hist *h)
 	}
 }
 
+static bool has_drains(const struct model_site *s)
+{
+	return s->drains || s->works;
+}
+
 static void print_sites(FILE *f, const struct model *m, const struct text_opts *opts)
 {
 	struct site_widths w = site_widths(m);
 	int i;
 
-	if (!m->nr_sites) {
+	if (!m->drains && !m->works) {
 		fprintf(f, "no drains\n");
 		return;
 	}
-	print_site_header(f, &w, m->info.wait_is_lower_bound);
+	print_site_header(f, &w, &m->info);
 	for (i = 0; i < m->nr_sites; i++) {
-		print_site_row(f, &m->sites[i], &w);
+		if (!has_drains(&m->sites[i]))
+			continue;
+		print_site_row(f, &m->sites[i], &w, &m->info);
 		if (opts->stacks)
 			print_stacks(f, &m->sites[i]);
 		if (opts->histograms) {
@@ -164,7 +184,34 @@ static void print_sites(FILE *f, const struct model *m, const struct text_opts *
 			print_hist(f, "run", &m->sites[i].run_ns);
 			print_hist(f, m->info.wait_is_lower_bound ? "wait~" : "wait",
 				   &m->sites[i].wait_ns);
+			if (m->info.entry_visible)
+				print_hist(f, "lock", &m->sites[i].lock_ns);
 		}
+	}
+}
+
+/* lru_add_drain() calls per site: the cheap local drain, for comparison. */
+static void print_local(FILE *f, const struct model *m)
+{
+	struct site_widths w = site_widths(m);
+	char comm[4 * DRAINSTAT_COMM_LEN + 1];
+	int i;
+
+	if (!m->info.has_local || !m->local_drains)
+		return;
+	fprintf(f, "\n%-*s %-*s %6s %5s %5s %5s %5s\n", w.site, "LOCAL", w.comm, "COMM", "CALLS",
+		"p50", "p99", "max", "TOTAL");
+	for (i = 0; i < m->nr_sites; i++) {
+		const struct model_site *s = &m->sites[i];
+
+		if (!s->local_ns.count)
+			continue;
+		fprintf(f, "%-*.*s %-*s %6llu", w.site, SITE_MAX_W, s->site, w.comm,
+			report_text__escape(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)),
+			(unsigned long long)s->local_ns.count);
+		put_dist(f, &s->local_ns, true);
+		put_ns(f, s->local_ns.sum);
+		fputc('\n', f);
 	}
 }
 
@@ -202,8 +249,8 @@ static void print_cpus(FILE *f, const struct model *m)
 	if (!m->nr_cpus)
 		return;
 	fprintf(f, "\n%16s %s %s\n", "", "---- DISPATCH ---", "--------- RUN ---------");
-	fprintf(f, "%-4s %6s %4s %5s %5s %5s %5s %5s %5s %5s\n", "CPU", "WORKS", "SELF", "p50",
-		"p99", "max", "p50", "p99", "max", "TOTAL");
+	fprintf(f, "%-4s %6s %4s %5s %5s %5s %5s %5s %5s %5s%s\n", "CPU", "WORKS", "SELF", "p50",
+		"p99", "max", "p50", "p99", "max", "TOTAL", m->info.has_ipi ? "  IPIS" : "");
 	for (i = 0; i < m->nr_cpus; i++) {
 		const struct model_cpu *c = &m->cpus[i];
 
@@ -212,6 +259,8 @@ static void print_cpus(FILE *f, const struct model *m)
 		put_dist(f, &c->dispatch_ns, true);
 		put_dist(f, &c->run_ns, true);
 		put_ns(f, c->run_ns.sum);
+		if (m->info.has_ipi)
+			fprintf(f, " %5llu", (unsigned long long)c->ipis);
 		fputc('\n', f);
 	}
 }
@@ -240,6 +289,7 @@ void report_text__print(FILE *f, const struct model *m, const struct text_opts *
 		(unsigned long long)m->works, (unsigned long long)m->self_works,
 		(unsigned long long)m->lost);
 	print_sites(f, m, opts);
+	print_local(f, m);
 	print_fadvise(f, m);
 	print_cpus(f, m);
 	print_counters(f, m);

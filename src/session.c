@@ -21,10 +21,6 @@
 #define TRACEFS	      "/sys/kernel/tracing"
 #define DRAIN_WORK_FN "lru_add_drain_per_cpu"
 
-static const char tracepoint_blind_spots[] =
-    "drain entry or exit: WAIT~ is first queue to last work end (a lower bound); "
-    "no lock time, piggybacked or empty drains, local drains";
-
 /* Set from the signal handler: which signal asked us to stop. */
 static volatile sig_atomic_t stop_signal;
 
@@ -34,6 +30,7 @@ struct session {
 	struct tracer *tracer;
 	int tracefs_mounted;
 	struct utsname uts;
+	char blind_spots[256];
 	struct model_info info;
 };
 
@@ -215,18 +212,69 @@ static const char *step_name(enum tracer_step step)
 
 static int start_tracer(struct session *s, __u64 drain_work_fn)
 {
-	struct tracer_opts topts = {.drain_work_fn = drain_work_fn,
-				    .filter_tgid = (__u32)s->opts->pid};
+	struct tracer_opts topts = {
+	    .drain_work_fn = drain_work_fn,
+	    .filter_tgid = (__u32)s->opts->pid,
+	    .mode = s->opts->mode,
+	    .drain_fn =
+		ksyms__get_symbol(s->ksyms, "__lru_add_drain_all") ? "__lru_add_drain_all" : NULL,
+	    .has_cache_disable = ksyms__get_symbol(s->ksyms, "lru_cache_disable") != NULL,
+	};
 	enum tracer_step step;
 	int err = tracer__start(&topts, &s->tracer, &step);
 
 	if (err)
-		return fail(EXIT_BPF, "cannot %s the BPF programs: %s (-vv shows libbpf's log)",
-			    step_name(step), strerror(-err));
-	note(s, "attached: workqueue_queue_work, workqueue_execute_start, workqueue_execute_end%s",
-	     tracer__has_fadvise(s->tracer) ? ", sys_enter/exit_fadvise64"
-					    : " (no fadvise tracepoints)");
+		return fail(
+		    EXIT_BPF, "cannot %s the BPF programs in %s mode: %s (-vv shows libbpf's log)",
+		    step_name(step),
+		    tracer__mode_name(s->opts->mode == MODE_AUTO ? MODE_TRACEPOINT : s->opts->mode),
+		    strerror(-err));
 	return EXIT_OK;
+}
+
+/* What this run cannot see, by mode and by the optional hooks that did not attach. */
+static void describe_blind_spots(const struct tracer_features *f, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (f->mode == MODE_TRACEPOINT)
+		n += (size_t)snprintf(
+		    buf, size,
+		    "drain entry or exit: WAIT~ is first queue to last work end (a "
+		    "lower bound); no lock time, piggybacked or empty drains, local "
+		    "drains");
+	else if (!f->local)
+		n += (size_t)snprintf(buf, size, "local drains (lru_add_drain not hooked)");
+	if (!f->ipi && n < size)
+		n += (size_t)snprintf(buf + n, size - n, "%sIPIs (no ipi:ipi_send_cpu tracepoint)",
+				      n ? "; " : "");
+	if (!f->fadvise && n < size)
+		snprintf(buf + n, size - n, "%sfadvise calls (no syscalls:sys_enter_fadvise64)",
+			 n ? "; " : "");
+}
+
+static void describe(struct session *s)
+{
+	const struct tracer_features *f = tracer__features(s->tracer);
+
+	uname(&s->uts);
+	describe_blind_spots(f, s->blind_spots, sizeof(s->blind_spots));
+	s->info = (struct model_info){
+	    .mode = tracer__mode_name(f->mode),
+	    .kernel = s->uts.release,
+	    .blind_spots = s->blind_spots[0] ? s->blind_spots : NULL,
+	    .wait_is_lower_bound = f->mode == MODE_TRACEPOINT,
+	    .entry_visible = f->mode != MODE_TRACEPOINT,
+	    .has_fadvise = f->fadvise,
+	    .has_ipi = f->ipi,
+	    .has_local = f->local,
+	    .cumulative = !s->opts->interval_ns,
+	    .filter_pid = (__u32)s->opts->pid,
+	};
+	note(s, "mode %s: drain entry/exit %s, local drains %s, IPIs %s, fadvise %s", s->info.mode,
+	     s->info.entry_visible ? "hooked" : "not hooked", f->local ? "hooked" : "not hooked",
+	     f->ipi ? "counted" : "not counted", f->fadvise ? "traced" : "not traced");
 }
 
 static int setup(struct session *s)
@@ -241,19 +289,9 @@ static int setup(struct session *s)
 		code = load_symbols(s, &drain_work_fn);
 	if (code == EXIT_OK)
 		code = start_tracer(s, drain_work_fn);
-	if (code != EXIT_OK)
-		return code;
-	uname(&s->uts);
-	s->info = (struct model_info){
-	    .mode = "tracepoint",
-	    .kernel = s->uts.release,
-	    .blind_spots = tracepoint_blind_spots,
-	    .wait_is_lower_bound = true,
-	    .has_fadvise = tracer__has_fadvise(s->tracer),
-	    .cumulative = !s->opts->interval_ns,
-	    .filter_pid = (__u32)s->opts->pid,
-	};
-	return EXIT_OK;
+	if (code == EXIT_OK)
+		describe(s);
+	return code;
 }
 
 static int report(struct session *s, const struct snapshot *cur, const struct snapshot *prev,

@@ -6,10 +6,10 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Every way a drain reaches the workqueue tracepoint, 5.10 to 6.18. */
+/* Every way a drain reaches the workqueue tracepoint or a drain hook, 5.10 to 6.18. */
 static const char *const drain_functions[] = {
     "queue_work_on",	 "__queue_work",      "__lru_add_drain_all",
-    "lru_add_drain_all", "lru_cache_disable",
+    "lru_add_drain_all", "lru_cache_disable", "lru_add_drain",
 };
 
 /* What a tracepoint, raw tracepoint or kprobe program puts on top of the stack. */

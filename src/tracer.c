@@ -9,19 +9,148 @@
 #include "drainstat.skel.h"
 #include "tracer.h"
 
+#define MAX_LINKS 24
+
 struct tracer {
 	struct drainstat_bpf *skel;
 	int nr_cpus;
-	bool has_fadvise;
+	struct tracer_features features;
+	struct bpf_link *links[MAX_LINKS];
+	int nr_links;
 };
 
-static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts, int nr_cpus)
+/* One program to attach: a kprobe names its function, others attach by section. */
+struct hook {
+	struct bpf_program *prog;
+	const char *kfunc;
+	bool retprobe;
+	bool *seen; /* optional hook: set when attached; NULL: required */
+};
+
+struct plan {
+	struct hook hooks[MAX_LINKS];
+	int nr;
+};
+
+static const char *const mode_names[] = {
+    [MODE_AUTO] = "auto",
+    [MODE_FULL] = "full",
+    [MODE_KPROBE] = "kprobe",
+    [MODE_TRACEPOINT] = "tracepoint",
+};
+
+const char *tracer__mode_name(enum drain_mode mode)
 {
-	int err;
+	return mode_names[mode];
+}
+
+int tracer__parse_mode(const char *s, enum drain_mode *mode)
+{
+	int m;
+
+	for (m = MODE_AUTO; m <= MODE_TRACEPOINT; m++) {
+		if (!strcmp(s, mode_names[m])) {
+			*mode = (enum drain_mode)m;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static void add(struct plan *p, struct bpf_program *prog, const char *kfunc, bool retprobe,
+		bool *seen)
+{
+	p->hooks[p->nr++] = (struct hook){prog, kfunc, retprobe, seen};
+}
+
+/* __lru_add_drain_all as a compiler clone has no BTF of its own: fentry cannot reach it. */
+static bool fentry_reaches(const char *fn)
+{
+	return fn && !strchr(fn, '.');
+}
+
+/*
+ * lru_add_drain_all() and lru_cache_disable() are the API. Since 6.18
+ * generic_fadvise() calls __lru_add_drain_all() directly, so where that has a
+ * symbol it is hooked too; the BPF side counts a nested entry as the same drain.
+ */
+static void plan_full(struct plan *p, struct drainstat_bpf *s, const struct tracer_opts *o,
+		      struct tracer_features *f)
+{
+	add(p, s->progs.drainstat_fentry_drain_all, NULL, false, NULL);
+	add(p, s->progs.drainstat_fexit_drain_all, NULL, false, NULL);
+	if (o->has_cache_disable) {
+		add(p, s->progs.drainstat_fentry_cache_disable, NULL, false, &f->forced);
+		add(p, s->progs.drainstat_fexit_cache_disable, NULL, false, &f->forced);
+	}
+	if (fentry_reaches(o->drain_fn)) {
+		add(p, s->progs.drainstat_fentry_drain, NULL, false, NULL);
+		add(p, s->progs.drainstat_fexit_drain, NULL, false, NULL);
+	}
+	add(p, s->progs.drainstat_fentry_local, NULL, false, &f->local);
+	add(p, s->progs.drainstat_fexit_local, NULL, false, &f->local);
+}
+
+static void plan_kprobe(struct plan *p, struct drainstat_bpf *s, const struct tracer_opts *o,
+			struct tracer_features *f)
+{
+	add(p, s->progs.drainstat_kprobe_drain_all, "lru_add_drain_all", false, NULL);
+	add(p, s->progs.drainstat_kretprobe_drain, "lru_add_drain_all", true, NULL);
+	if (o->has_cache_disable) {
+		add(p, s->progs.drainstat_kprobe_cache_disable, "lru_cache_disable", false,
+		    &f->forced);
+		add(p, s->progs.drainstat_kretprobe_drain, "lru_cache_disable", true, &f->forced);
+	}
+	if (o->drain_fn) {
+		add(p, s->progs.drainstat_kprobe_drain, o->drain_fn, false, NULL);
+		add(p, s->progs.drainstat_kretprobe_drain, o->drain_fn, true, NULL);
+	}
+	add(p, s->progs.drainstat_kprobe_local, "lru_add_drain", false, &f->local);
+	add(p, s->progs.drainstat_kretprobe_local, "lru_add_drain", true, &f->local);
+}
+
+/* What each mode loads and attaches; everything else stays unloaded. */
+static void plan_mode(struct plan *p, struct drainstat_bpf *s, const struct tracer_opts *o,
+		      enum drain_mode mode, struct tracer_features *f)
+{
+	p->nr = 0;
+	add(p, s->progs.drainstat_queue_work, NULL, false, NULL);
+	add(p, s->progs.drainstat_execute_start, NULL, false, NULL);
+	add(p, s->progs.drainstat_execute_end, NULL, false, NULL);
+	add(p, s->progs.drainstat_fadvise_enter, NULL, false, &f->fadvise);
+	add(p, s->progs.drainstat_fadvise_exit, NULL, false, &f->fadvise);
+	/* a tp_btf program on a missing tracepoint would fail the whole load */
+	if (libbpf_find_vmlinux_btf_id("ipi_send_cpu", BPF_TRACE_RAW_TP) > 0)
+		add(p, s->progs.drainstat_ipi_send_cpu, NULL, false, &f->ipi);
+	if (mode == MODE_FULL)
+		plan_full(p, s, o, f);
+	else if (mode == MODE_KPROBE)
+		plan_kprobe(p, s, o, f);
+}
+
+static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
+		     const struct plan *plan, enum drain_mode mode, int nr_cpus)
+{
+	struct bpf_program *prog;
+	int i, err = 0;
 
 	skel->rodata->drain_work_fn = opts->drain_work_fn;
 	skel->rodata->filter_tgid = opts->filter_tgid;
-	err = bpf_map__set_max_entries(skel->maps.cpus, (__u32)nr_cpus);
+	skel->rodata->entry_visible = mode != MODE_TRACEPOINT;
+	for (prog = bpf_object__next_program(skel->obj, NULL); prog;
+	     prog = bpf_object__next_program(skel->obj, prog))
+		bpf_program__set_autoload(prog, false);
+	for (i = 0; i < plan->nr && !err; i++)
+		err = bpf_program__set_autoload(plan->hooks[i].prog, true);
+	if (!err && fentry_reaches(opts->drain_fn) && mode == MODE_FULL) {
+		err = bpf_program__set_attach_target(skel->progs.drainstat_fentry_drain, 0,
+						     opts->drain_fn);
+		if (!err)
+			err = bpf_program__set_attach_target(skel->progs.drainstat_fexit_drain, 0,
+							     opts->drain_fn);
+	}
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.cpus, (__u32)nr_cpus);
 	if (!err && opts->max_sites)
 		err = bpf_map__set_max_entries(skel->maps.sites, opts->max_sites);
 	if (!err && opts->max_stacks)
@@ -29,36 +158,82 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 	return err;
 }
 
-static int attach_prog(struct bpf_program *prog, struct bpf_link **link)
+static int attach_hook(struct tracer *t, const struct hook *h)
 {
-	*link = bpf_program__attach(prog);
-	return *link ? 0 : -errno;
+	struct bpf_link *link;
+
+	if (h->kfunc)
+		link = bpf_program__attach_kprobe(h->prog, h->retprobe, h->kfunc);
+	else
+		link = bpf_program__attach(h->prog);
+	if (!link)
+		return -errno;
+	t->links[t->nr_links++] = link;
+	return 0;
 }
 
-/* The workqueue hooks are the tool; the fadvise ones only add the fadvise summary. */
-static int attach(struct tracer *t)
+/* Required hooks must attach; an optional one that fails only leaves its feature off. */
+static int attach(struct tracer *t, const struct plan *plan)
 {
-	struct drainstat_bpf *s = t->skel;
+	bool failed[MAX_LINKS] = {};
+	int i, err;
+
+	for (i = 0; i < plan->nr; i++) {
+		err = attach_hook(t, &plan->hooks[i]);
+		if (err && !plan->hooks[i].seen)
+			return err;
+		failed[i] = err != 0;
+	}
+	/* a feature is on when all the hooks that serve it attached */
+	for (i = 0; i < plan->nr; i++)
+		if (plan->hooks[i].seen)
+			*plan->hooks[i].seen = true;
+	for (i = 0; i < plan->nr; i++)
+		if (plan->hooks[i].seen && failed[i])
+			*plan->hooks[i].seen = false;
+	return 0;
+}
+
+static void detach(struct tracer *t)
+{
+	while (t->nr_links > 0)
+		bpf_link__destroy(t->links[--t->nr_links]);
+	drainstat_bpf__destroy(t->skel);
+	t->skel = NULL;
+}
+
+static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain_mode mode,
+		    enum tracer_step *failed)
+{
+	struct plan plan;
 	int err;
 
-	err = attach_prog(s->progs.drainstat_queue_work, &s->links.drainstat_queue_work);
-	if (!err)
-		err = attach_prog(s->progs.drainstat_execute_start,
-				  &s->links.drainstat_execute_start);
-	if (!err)
-		err = attach_prog(s->progs.drainstat_execute_end, &s->links.drainstat_execute_end);
+	*failed = TRACER_OPEN;
+	memset(&t->features, 0, sizeof(t->features));
+	t->features.mode = mode;
+	t->skel = drainstat_bpf__open();
+	if (!t->skel)
+		return -errno;
+	plan_mode(&plan, t->skel, opts, mode, &t->features);
+	err = configure(t->skel, opts, &plan, mode, t->nr_cpus);
+	if (!err) {
+		*failed = TRACER_LOAD;
+		err = drainstat_bpf__load(t->skel);
+	}
+	if (!err) {
+		*failed = TRACER_ATTACH;
+		err = attach(t, &plan);
+	}
 	if (err)
-		return err;
-	t->has_fadvise =
-	    !attach_prog(s->progs.drainstat_fadvise_enter, &s->links.drainstat_fadvise_enter) &&
-	    !attach_prog(s->progs.drainstat_fadvise_exit, &s->links.drainstat_fadvise_exit);
-	return 0;
+		detach(t);
+	return err;
 }
 
 int tracer__start(const struct tracer_opts *opts, struct tracer **out, enum tracer_step *failed)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
-	int err;
+	enum drain_mode mode, first = opts->mode, last = opts->mode;
+	int err = -EINVAL;
 
 	*failed = TRACER_OPEN;
 	if (!t)
@@ -68,32 +243,25 @@ int tracer__start(const struct tracer_opts *opts, struct tracer **out, enum trac
 		err = t->nr_cpus;
 		goto fail;
 	}
-	t->skel = drainstat_bpf__open();
-	if (!t->skel) {
-		err = -errno;
-		goto fail;
+	if (opts->mode == MODE_AUTO) {
+		first = MODE_FULL;
+		last = MODE_TRACEPOINT;
 	}
-	err = configure(t->skel, opts, t->nr_cpus);
-	if (err)
-		goto fail;
-	*failed = TRACER_LOAD;
-	err = drainstat_bpf__load(t->skel);
-	if (err)
-		goto fail;
-	*failed = TRACER_ATTACH;
-	err = attach(t);
-	if (err)
-		goto fail;
-	*out = t;
-	return 0;
+	for (mode = first; mode <= last; mode++) {
+		err = try_mode(t, opts, mode, failed);
+		if (!err) {
+			*out = t;
+			return 0;
+		}
+	}
 fail:
-	tracer__free(t);
+	free(t);
 	return err;
 }
 
-bool tracer__has_fadvise(const struct tracer *t)
+const struct tracer_features *tracer__features(const struct tracer *t)
 {
-	return t->has_fadvise;
+	return &t->features;
 }
 
 static int read_stack(const struct tracer *t, struct snap_site *site)
@@ -217,6 +385,6 @@ void tracer__free(struct tracer *t)
 {
 	if (!t)
 		return;
-	drainstat_bpf__destroy(t->skel);
+	detach(t);
 	free(t);
 }

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The BPF side's lifecycle: open, configure, load, attach, read snapshots, detach. */
+/*
+ * The BPF side's lifecycle: choose the mode by trying, load, attach, read
+ * snapshots, detach. The one place that knows which hooks each mode uses.
+ */
 #ifndef TRACER_H
 #define TRACER_H
 
@@ -9,11 +12,30 @@
 
 struct tracer;
 
+enum drain_mode {
+	MODE_AUTO,	 /* full, else kprobe, else tracepoint */
+	MODE_FULL,	 /* fentry/fexit on the drain functions */
+	MODE_KPROBE,	 /* kprobe/kretprobe on the same functions */
+	MODE_TRACEPOINT, /* the workqueue tracepoints only */
+};
+
 struct tracer_opts {
 	__u64 drain_work_fn; /* address of lru_add_drain_per_cpu */
 	__u32 filter_tgid;   /* 0: every process */
 	__u32 max_sites;     /* 0: the BPF object's default */
 	__u32 max_stacks;
+	enum drain_mode mode;
+	const char *drain_fn;	/* __lru_add_drain_all's symbol if it has one (6.18), else NULL */
+	bool has_cache_disable; /* lru_cache_disable() exists (5.13 and later) */
+};
+
+/* What the tracer ended up seeing. */
+struct tracer_features {
+	enum drain_mode mode;
+	bool fadvise; /* syscalls:sys_enter/exit_fadvise64 attached */
+	bool ipi;     /* ipi:ipi_send_cpu attached (about 6.4 and later) */
+	bool local;   /* lru_add_drain() hooked */
+	bool forced;  /* lru_cache_disable() seen, directly or through __lru_add_drain_all */
 };
 
 enum tracer_step {
@@ -22,11 +44,14 @@ enum tracer_step {
 	TRACER_ATTACH,
 };
 
-/* On failure *failed says which step failed; the result is -errno. */
+const char *tracer__mode_name(enum drain_mode mode);
+/* "auto", "full", "kprobe", "tracepoint": 0 or -EINVAL. */
+int tracer__parse_mode(const char *s, enum drain_mode *mode);
+
+/* On failure *failed says which step of the last mode tried failed; the result is -errno. */
 int tracer__start(const struct tracer_opts *opts, struct tracer **out, enum tracer_step *failed);
 int tracer__snapshot(const struct tracer *t, struct snapshot *snap);
-/* Whether the fadvise syscall tracepoints could be attached. */
-bool tracer__has_fadvise(const struct tracer *t);
+const struct tracer_features *tracer__features(const struct tracer *t);
 void tracer__free(struct tracer *t);
 
 #endif /* TRACER_H */

@@ -213,6 +213,41 @@ static void test_report_interval_and_histograms(void)
 	ksyms__free(ks);
 }
 
+/* Full mode: exact wait, lock time, empty and forced drains, local drains, IPIs. */
+static void test_report_full_mode(void)
+{
+	struct ksyms *ks = NULL;
+	struct snapshot s;
+	struct model m;
+	struct model_info i = info;
+	struct text_opts o = {};
+	struct snap_site *site;
+
+	i.mode = "full";
+	i.blind_spots = NULL;
+	i.wait_is_lower_bound = false;
+	i.entry_visible = true;
+	i.has_ipi = true;
+	i.has_local = true;
+	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
+	make_snapshot(&s, 1);
+	site = &s.sites[0];
+	site->stats.drains += 20; /* 20 piggybacked: no work queued */
+	site->stats.empty_drains = 20;
+	site->stats.ipis = 290;
+	hist_fill(&site->stats.lock_ns, 2 * US, 100, 300);
+	hist_fill(&site->stats.local_ns, 700, 10, 8000);
+	site = &s.sites[1];
+	site->stats.forced_drains = 2;
+	s.cpus[0].ipis = 290;
+	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
+	CHECK(m.local_drains == 8000);
+	check_golden("report-full.txt", &m, &o);
+	model__free(&m);
+	snapshot__free(&s);
+	ksyms__free(ks);
+}
+
 static void test_report_empty(void)
 {
 	struct snapshot s = {.taken_ns = 5000 * MS};
@@ -244,6 +279,7 @@ int main(void)
 
 	RUN(test_report_cumulative);
 	RUN(test_report_interval_and_histograms);
+	RUN(test_report_full_mode);
 	RUN(test_report_empty);
 	RUN(test_escape);
 	return failed ? 1 : 0;
