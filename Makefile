@@ -42,6 +42,13 @@ all: drainstat
 drainstat: $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
 
+# Static copies for the VM tests: they run in a busybox initramfs with no libraries.
+$(OUT)/static/drainstat: $(OBJS) | $(OUT)/static
+	$(CC) -static -o $@ $(filter %.o,$^) $(LDLIBS)
+
+$(OUT)/static/%: tests/workload/%.c | $(OUT)/static
+	$(CC) $(CFLAGS) -static -pthread -o $@ $<
+
 $(OUT)/%.bpf.o: bpf/%.bpf.c | $(OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -65,7 +72,7 @@ $(OUT)/asan/%.o: src/%.c $(SKELS) | $(OUT)/asan/tests
 $(OUT)/asan/tests/%: tests/unit/%.c $(ASAN_OBJS) | $(OUT)/asan/tests
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $(filter %.c %.o,$^) $(LDLIBS)
 
-$(OUT) $(OUT)/tests $(OUT)/asan/tests:
+$(OUT) $(OUT)/tests $(OUT)/asan/tests $(OUT)/static:
 	mkdir -p $@
 
 unit: $(UNIT_BINS) $(ASAN_BINS)
@@ -74,8 +81,11 @@ workloads: $(WORKLOADS)
 # Debian 12 packages for building and testing (run as root).
 deps:
 	tests/deps
+	tests/vm/deps
 
-check: drainstat unit workloads
+STATIC_BINS := $(OUT)/static/drainstat $(WORKLOADS:$(OUT)/tests/%=$(OUT)/static/%)
+
+check: drainstat unit workloads $(STATIC_BINS)
 	tests/run
 
 bench: drainstat workloads $(OUT)/bench/empty_loader

@@ -73,6 +73,8 @@ static bool fentry_reaches(const char *fn)
  * lru_add_drain_all() and lru_cache_disable() are the API. Since 6.18
  * generic_fadvise() calls __lru_add_drain_all() directly, so where that has a
  * symbol it is hooked too; the BPF side counts a nested entry as the same drain.
+ * It is optional: "static inline" makes it notrace (6.12: not in
+ * available_filter_functions, fentry EBUSY, kprobe EINVAL).
  */
 static void plan_full(struct plan *p, struct drainstat_bpf *s, const struct tracer_opts *o,
 		      struct tracer_features *f)
@@ -84,8 +86,8 @@ static void plan_full(struct plan *p, struct drainstat_bpf *s, const struct trac
 		add(p, s->progs.drainstat_fexit_cache_disable, NULL, false, &f->forced);
 	}
 	if (fentry_reaches(o->drain_fn)) {
-		add(p, s->progs.drainstat_fentry_drain, NULL, false, NULL);
-		add(p, s->progs.drainstat_fexit_drain, NULL, false, NULL);
+		add(p, s->progs.drainstat_fentry_drain, NULL, false, &f->inner);
+		add(p, s->progs.drainstat_fexit_drain, NULL, false, &f->inner);
 	}
 	add(p, s->progs.drainstat_fentry_local, NULL, false, &f->local);
 	add(p, s->progs.drainstat_fexit_local, NULL, false, &f->local);
@@ -102,8 +104,8 @@ static void plan_kprobe(struct plan *p, struct drainstat_bpf *s, const struct tr
 		add(p, s->progs.drainstat_kretprobe_drain, "lru_cache_disable", true, &f->forced);
 	}
 	if (o->drain_fn) {
-		add(p, s->progs.drainstat_kprobe_drain, o->drain_fn, false, NULL);
-		add(p, s->progs.drainstat_kretprobe_drain, o->drain_fn, true, NULL);
+		add(p, s->progs.drainstat_kprobe_drain, o->drain_fn, false, &f->inner);
+		add(p, s->progs.drainstat_kretprobe_drain, o->drain_fn, true, &f->inner);
 	}
 	add(p, s->progs.drainstat_kprobe_local, "lru_add_drain", false, &f->local);
 	add(p, s->progs.drainstat_kretprobe_local, "lru_add_drain", true, &f->local);

@@ -35,7 +35,8 @@ struct tracer_features {
 	bool fadvise; /* syscalls:sys_enter/exit_fadvise64 attached */
 	bool ipi;     /* ipi:ipi_send_cpu attached (about 6.4 and later) */
 	bool local;   /* lru_add_drain() hooked */
-	bool forced;  /* lru_cache_disable() seen, directly or through __lru_add_drain_all */
+	bool forced;  /* lru_cache_disable() hooked */
+	bool inner;   /* __lru_add_drain_all() hooked too */
 };
 
 enum tracer_step {

@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared by the host tests: run the real drainstat on the live kernel and read its report.
 
+. tests/lib/common.sh
+
 DRAINSTAT=${DRAINSTAT:-$PWD/drainstat}
 WORKLOADS=${WORKLOADS:-$PWD/build/tests}
 TMPDIR_TEST=$(mktemp -d /var/tmp/drainstat-test.XXXXXX)
@@ -13,101 +15,6 @@ cleanup_test() {
 	done
 	wait 2>/dev/null
 	rm -rf "$TMPDIR_TEST"
-}
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1${2:+: $2}"; }
-
-# check NAME CMD...: PASS if CMD succeeds.
-check() {
-	local name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name" "$*"; fi
-}
-
-# expect_eq NAME GOT WANT
-expect_eq() {
-	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi
-}
-
-# expect_range NAME VALUE LOW HIGH (integers, inclusive)
-expect_range() {
-	if [ -n "$2" ] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ]; then
-		pass "$1"
-	else
-		fail "$1" "got '$2', want $3..$4"
-	fi
-}
-
-# A duration as printed ("812ns", "9.1us", "1.2ms", "3.4s") in nanoseconds.
-to_ns() {
-	awk -v v="$1" 'BEGIN {
-		m = 1
-		if (v ~ /ns$/) { m = 1; sub(/ns$/, "", v) }
-		else if (v ~ /us$/) { m = 1e3; sub(/us$/, "", v) }
-		else if (v ~ /ms$/) { m = 1e6; sub(/ms$/, "", v) }
-		else if (v ~ /s$/) { m = 1e9; sub(/s$/, "", v) }
-		else { print ""; exit }
-		printf "%d\n", v * m
-	}'
-}
-
-# site_field FILE SITE COMM N: field N of the site row (3 drains, 4 works, 5 self,
-# 6-8 dispatch p50/p99/max, 9-11 run p50/p99/max, 12-13 wait p50/p99).
-site_field() {
-	awk -v s="$2" -v c="$3" -v n="$4" '$1 == s && $2 == c { print $n; exit }' "$1"
-}
-
-# fadvise_field FILE ADVICE N: 2 calls, 3 escalated, 4-6 latency p50/p99/max.
-fadvise_field() {
-	awk -v a="$2" -v n="$3" 'f && $1 == a { print $n; exit } /^FADVISE/ { f = 1 }' "$1"
-}
-
-# cpu_field FILE CPU N: 2 works, 3 self, 4-6 dispatch, 7-9 run, 10 run total.
-cpu_field() {
-	awk -v c="$2" -v n="$3" 'f && $1 == c { print $n; exit } /^CPU/ { f = 1 }' "$1"
-}
-
-# Starts drainstat in the background with its output in $1; waits until it is
-# tracing (its first line is out). Sets DS_PID.
-start_drainstat() {
-	local out=$1
-	shift
-	"$DRAINSTAT" "$@" >"$out" 2>"$out.err" &
-	DS_PID=$!
-	for _ in $(seq 200); do
-		grep -q '^drainstat ' "$out" 2>/dev/null && return 0
-		kill -0 "$DS_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "drainstat did not start: $(cat "$out.err")" >&2
-	return 1
-}
-
-# Waits for drainstat to exit (after a signal, -d or COUNT); sets DS_RC.
-wait_drainstat() {
-	local i
-	for i in $(seq 300); do
-		kill -0 "$DS_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$DS_PID" 2>/dev/null; then
-		kill -KILL "$DS_PID"
-		echo "drainstat did not exit" >&2
-	fi
-	wait "$DS_PID"
-	DS_RC=$?
-}
-
-# Waits until drainforce's main thread has taken COMM: it does so after its
-# setup and warm-up round and before its -s sleep, so nothing before counts.
-wait_comm() {
-	local pid=$1 comm=$2
-	for _ in $(seq 400); do
-		[ "$(cat /proc/"$pid"/comm 2>/dev/null)" = "$comm" ] && return 0
-		sleep 0.05
-	done
-	return 1
 }
 
 # The ids of the loaded drainstat programs, one per line, sorted.

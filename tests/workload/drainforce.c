@@ -54,6 +54,7 @@ struct options {
 	const char *comm;
 	long pages;
 	long sleep_ms;
+	bool wait_usr1; /* -W: round 1 waits for SIGUSR1 */
 	bool verbose;
 	const char *path;
 };
@@ -84,7 +85,7 @@ static void on_stop_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: drainforce [-hv] [-n ROUNDS | -r] [-a CPU_A] [-b CPU_B] [-c COMM] "
-		   "[-p PAGES] [-s MS] FILE\n"
+		   "[-p PAGES] [-s MS] [-W] FILE\n"
 		   "  -n ROUNDS  rounds to run, one remote drain each (default 100)\n"
 		   "  -r         run rounds until SIGINT/SIGTERM, then print the count\n"
 		   "  -a CPU_A   CPU of the reader, the CPU drained (default 0)\n"
@@ -92,6 +93,7 @@ static void usage(FILE *f)
 		   "  -c COMM    comm of the threads after setup (default drainforce)\n"
 		   "  -p PAGES   uncached pages read per round, 1 to 14 (default 4)\n"
 		   "  -s MS      sleep MS milliseconds after setup, before round 1\n"
+		   "  -W         after setup, wait for SIGUSR1 before round 1 (after any -s)\n"
 		   "  -v         describe setup and result on stderr\n"
 		   "  -h         show this help\n"
 		   "FILE must be on a block filesystem (not tmpfs); it is extended to 1 MiB.\n");
@@ -186,6 +188,9 @@ static int parse_option(int opt, const char *arg, struct options *o)
 	case 'v':
 		o->verbose = true;
 		return 0;
+	case 'W':
+		o->wait_usr1 = true;
+		return 0;
 	case 'h':
 		usage(stdout);
 		return 1;
@@ -202,7 +207,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 	*o = (struct options){.rounds = 100, .cpu_b = 1, .comm = "drainforce", .pages = 4};
 	opterr = 0;
-	while ((opt = getopt(argc, argv, "n:ra:b:c:p:s:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:ra:b:c:p:s:vWh")) != -1) {
 		has_n |= opt == 'n';
 		has_r |= opt == 'r';
 		err = parse_option(opt, optarg, o);
@@ -456,6 +461,17 @@ static void sleep_ms(long ms, volatile sig_atomic_t *stop)
 		;
 }
 
+/* SIGUSR1 is blocked in every thread (see main), so sigwait() takes it here. */
+static void wait_usr1(void)
+{
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigwait(&set, &sig);
+}
+
 /* Run the rounds; on failure return -errno and name the operation in *op. */
 static int run_lockstep(struct lockstep *ls, const char **op)
 {
@@ -486,6 +502,8 @@ static int run_lockstep(struct lockstep *ls, const char **op)
 		;
 	take_comm(ls->opts->comm);
 	sleep_ms(ls->opts->sleep_ms, ls->stop);
+	if (ls->opts->wait_usr1)
+		wait_usr1();
 	sem_post(&ls->to_reader);
 	pthread_join(reader, NULL);
 	pthread_join(dropper, NULL);
@@ -537,6 +555,15 @@ int main(int argc, char **argv)
 	if (opts.verbose)
 		fprintf(stderr, "drainforce: %s ready: %ld pages a round, CPU_A %ld, CPU_B %ld\n",
 			opts.path, opts.pages, opts.cpu_a, opts.cpu_b);
+	if (opts.wait_usr1) {
+		/* blocked before the threads start, so they inherit it and only sigwait() sees it
+		 */
+		sigset_t usr1;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+	}
 	err = run_lockstep(&ls, &op);
 	close(ls.fd);
 	if (err)
