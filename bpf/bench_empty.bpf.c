@@ -27,3 +27,9 @@ int BPF_PROG(empty_execute_end, struct work_struct *work, work_func_t function)
 {
 	return 0;
 }
+
+SEC("tp_btf/ipi_send_cpu")
+int BPF_PROG(empty_ipi_send_cpu, const unsigned int cpu, unsigned long callsite, void *callback)
+{
+	return 0;
+}

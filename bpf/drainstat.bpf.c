@@ -18,7 +18,13 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space between open and load. */
-const volatile __u64 drain_work_fn; /* address of lru_add_drain_per_cpu */
+/*
+ * The work function that marks an LRU drain work. An untyped ksym: libbpf
+ * writes its address from /proc/kallsyms into the instruction as an immediate,
+ * so the filter path compares against a constant instead of loading one.
+ */
+extern const void lru_add_drain_per_cpu __ksym;
+#define drain_work_fn ((__u64)&lru_add_drain_per_cpu)
 const volatile __u32 filter_tgid;
 const volatile bool entry_visible; /* full and kprobe modes */
 /*
@@ -134,6 +140,13 @@ struct {
 
 static const struct site_stats zero_site;
 
+/*
+ * Drains open right now, all tasks: the cheap gate of the IPI hook, which runs
+ * on every IPI of the system. Approximate by design (it may stay high after a
+ * lost exit); it only decides whether to look further.
+ */
+__u32 open_drains;
+
 static __always_inline void count(enum drainstat_counter c)
 {
 	__u32 key = c;
@@ -227,6 +240,7 @@ static __always_inline struct drain_state *drain_open(void *ctx, __u32 tid, __u6
 	if (s)
 		__sync_fetch_and_add(&s->drains, 1);
 	mark_escalation(tid);
+	__sync_fetch_and_add(&open_drains, 1);
 	return bpf_map_lookup_elem(&drains, &tid);
 }
 
@@ -239,6 +253,7 @@ static __always_inline void drain_reopen(struct drain_state *d)
 		hist_remove(&s->wait_ns, d->recorded_wait_ns);
 	d->recorded_wait_ns = 0;
 	count(CNT_WAIT_REVISED);
+	__sync_fetch_and_add(&open_drains, 1);
 }
 
 /* A work queued by a drain seen at entry: the first one ends the lock phase. */
@@ -335,6 +350,7 @@ static __always_inline void drain_work_done(const struct work_state *ws, struct 
 	if (s)
 		hist_add(&s->wait_ns, wait);
 	d->recorded_wait_ns = wait;
+	__sync_fetch_and_add(&open_drains, -1);
 }
 
 static __always_inline void on_end(struct work_struct *work)
@@ -400,6 +416,7 @@ static __always_inline void drain_enter(void *ctx, bool forced)
 	bpf_get_current_comm(d.site.comm, sizeof(d.site.comm));
 	if (bpf_map_update_elem(&drains, &tid, &d, BPF_ANY))
 		return;
+	__sync_fetch_and_add(&open_drains, 1);
 	s = site_stats_get(&d.site);
 	if (s) {
 		__sync_fetch_and_add(&s->drains, 1);
@@ -422,6 +439,7 @@ static __always_inline void drain_exit(void)
 		return;
 	}
 	d->in_call = 0;
+	__sync_fetch_and_add(&open_drains, -1);
 	s = bpf_map_lookup_elem(&sites, &d->site);
 	if (!s)
 		return;
@@ -468,11 +486,15 @@ static __always_inline void local_exit(void)
 /* An IPI sent by a task whose drain is open: the wakeup of a remote worker. */
 static __always_inline void on_ipi(__u32 cpu)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+	struct drain_state *d;
 	struct site_stats *s;
 	struct cpu_stats *c;
+	__u32 tid;
 
+	if (!open_drains)
+		return;
+	tid = (__u32)bpf_get_current_pid_tgid();
+	d = bpf_map_lookup_elem(&drains, &tid);
 	if (!d || (!d->in_call && !d->pending))
 		return;
 	s = bpf_map_lookup_elem(&sites, &d->site);

@@ -6,6 +6,8 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "probe.h"
 
@@ -60,4 +62,46 @@ void probe__tracefs_release(const char *dir, int mounted)
 {
 	if (mounted == 1)
 		umount2(dir, MNT_DETACH);
+}
+
+/*
+ * Whether an fentry program can attach to fn: a two-instruction program loaded
+ * and attached, far cheaper than failing to load the whole object. Kernels
+ * without BPF trampolines, or with ftrace locked down, refuse it.
+ */
+int probe__fentry(const char *fn)
+{
+	struct bpf_insn insns[] = {
+	    {.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+	    {.code = BPF_JMP | BPF_EXIT},
+	};
+	struct bpf_prog_load_opts opts = {.sz = sizeof(opts),
+					  .expected_attach_type = BPF_TRACE_FENTRY};
+	int btf_id, prog_fd, link_fd, err = 0;
+
+	btf_id = libbpf_find_vmlinux_btf_id(fn, BPF_TRACE_FENTRY);
+	if (btf_id < 0)
+		return btf_id;
+	opts.attach_btf_id = (__u32)btf_id;
+	prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "probe_fentry", "GPL", insns, 2, &opts);
+	if (prog_fd < 0)
+		return -errno;
+	link_fd = bpf_link_create(prog_fd, 0, BPF_TRACE_FENTRY, NULL);
+	if (link_fd < 0)
+		err = -errno;
+	else
+		close(link_fd);
+	close(prog_fd);
+	return err;
+}
+
+/* Whether kprobes exist at all: the kprobe PMU, or the legacy tracefs interface. */
+int probe__kprobes(const char *tracefs)
+{
+	char path[256];
+
+	if (!access("/sys/bus/event_source/devices/kprobe/type", R_OK))
+		return 0;
+	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs);
+	return access(path, W_OK) ? -ENOENT : 0;
 }

@@ -18,4 +18,9 @@ int probe__btf(const char *path);
 int probe__tracefs(const char *dir);
 void probe__tracefs_release(const char *dir, int mounted);
 
+/* 0 if an fentry program attaches to fn, else -errno: cheap, before the real load. */
+int probe__fentry(const char *fn);
+/* 0 if the kernel has kprobes (PMU or tracefs kprobe_events), else -ENOENT. */
+int probe__kprobes(const char *tracefs);
+
 #endif /* PROBE_H */

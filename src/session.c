@@ -150,7 +150,11 @@ static int check_pid(pid_t pid)
 	return EXIT_OK;
 }
 
-static int load_symbols(struct session *s, __u64 *drain_work_fn)
+/*
+ * The BPF side resolves lru_add_drain_per_cpu itself (a ksym); checking here
+ * first turns a kernel without it into a clear message instead of a load error.
+ */
+static int load_symbols(struct session *s)
 {
 	__u64 start = now_ns();
 	const struct ksym *sym;
@@ -169,7 +173,6 @@ static int load_symbols(struct session *s, __u64 *drain_work_fn)
 			    "this kernel has no %s in %s: cannot tell LRU drain "
 			    "works from other work items",
 			    DRAIN_WORK_FN, KALLSYMS);
-	*drain_work_fn = sym->addr;
 	note(s, "%zu symbols from %s in %.1f ms; %s at 0x%llx", ksyms__count(s->ksyms), KALLSYMS,
 	     (double)(now_ns() - start) / 1e6, DRAIN_WORK_FN, (unsigned long long)sym->addr);
 	return EXIT_OK;
@@ -210,15 +213,15 @@ static const char *step_name(enum tracer_step step)
 	}
 }
 
-static int start_tracer(struct session *s, __u64 drain_work_fn)
+static int start_tracer(struct session *s)
 {
 	struct tracer_opts topts = {
-	    .drain_work_fn = drain_work_fn,
 	    .filter_tgid = (__u32)s->opts->pid,
 	    .mode = s->opts->mode,
 	    .drain_fn =
 		ksyms__get_symbol(s->ksyms, "__lru_add_drain_all") ? "__lru_add_drain_all" : NULL,
 	    .has_cache_disable = ksyms__get_symbol(s->ksyms, "lru_cache_disable") != NULL,
+	    .tracefs = TRACEFS,
 	};
 	enum tracer_step step;
 	int err = tracer__start(&topts, &s->tracer, &step);
@@ -279,16 +282,15 @@ static void describe(struct session *s)
 
 static int setup(struct session *s)
 {
-	__u64 drain_work_fn = 0;
 	int code;
 
 	code = check_pid(s->opts->pid);
 	if (code == EXIT_OK)
 		code = check_kernel(s);
 	if (code == EXIT_OK)
-		code = load_symbols(s, &drain_work_fn);
+		code = load_symbols(s);
 	if (code == EXIT_OK)
-		code = start_tracer(s, drain_work_fn);
+		code = start_tracer(s);
 	if (code == EXIT_OK)
 		describe(s);
 	return code;

@@ -7,6 +7,7 @@
 #include <bpf/libbpf.h>
 
 #include "drainstat.skel.h"
+#include "probe.h"
 #include "tracer.h"
 
 #define MAX_LINKS 24
@@ -136,7 +137,6 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 	struct bpf_program *prog;
 	int i, err = 0;
 
-	skel->rodata->drain_work_fn = opts->drain_work_fn;
 	skel->rodata->filter_tgid = opts->filter_tgid;
 	skel->rodata->entry_visible = mode != MODE_TRACEPOINT;
 	for (prog = bpf_object__next_program(skel->obj, NULL); prog;
@@ -250,6 +250,12 @@ int tracer__start(const struct tracer_opts *opts, struct tracer **out, enum trac
 		last = MODE_TRACEPOINT;
 	}
 	for (mode = first; mode <= last; mode++) {
+		/* auto skips, cheaply, the modes this kernel cannot have */
+		if (opts->mode == MODE_AUTO && mode == MODE_FULL &&
+		    probe__fentry("lru_add_drain_all"))
+			continue;
+		if (opts->mode == MODE_AUTO && mode == MODE_KPROBE && probe__kprobes(opts->tracefs))
+			continue;
 		err = try_mode(t, opts, mode, failed);
 		if (!err) {
 			*out = t;

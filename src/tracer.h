@@ -20,13 +20,13 @@ enum drain_mode {
 };
 
 struct tracer_opts {
-	__u64 drain_work_fn; /* address of lru_add_drain_per_cpu */
-	__u32 filter_tgid;   /* 0: every process */
-	__u32 max_sites;     /* 0: the BPF object's default */
+	__u32 filter_tgid; /* 0: every process */
+	__u32 max_sites;   /* 0: the BPF object's default */
 	__u32 max_stacks;
 	enum drain_mode mode;
 	const char *drain_fn;	/* __lru_add_drain_all's symbol if it has one (6.18), else NULL */
 	bool has_cache_disable; /* lru_cache_disable() exists (5.13 and later) */
+	const char *tracefs;	/* where tracefs is mounted */
 };
 
 /* What the tracer ended up seeing. */

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # Shared by the host tests: run the real drainstat on the live kernel and read its report.
 

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # DS_RC, DS_PID and DRAINSTAT cross files
 # SPDX-License-Identifier: GPL-2.0
 # Shared by the host tests and the VM suite (busybox sh/bash): assertions that
 # print "PASS name" / "FAIL name: why", and readers of drainstat's text report.

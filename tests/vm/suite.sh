@@ -5,10 +5,10 @@
 # workloads whose truth is known. Payload: drainstat, drainforce and trigger
 # (static), common.sh, this file.
 set -u
-cd /mnt
+cd /mnt || exit 1
 . ./common.sh
 
-DRAINSTAT=/mnt/drainstat
+DRAINSTAT=/mnt/drainstat # read by start_drainstat
 N=100
 DATA=/mnt/data
 
