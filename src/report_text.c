@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
 #include <string.h>
 
 #include "hist.h"
@@ -190,29 +191,53 @@ static void print_sites(FILE *f, const struct model *m, const struct text_opts *
 	}
 }
 
-/* lru_add_drain() calls per site: the cheap local drain, for comparison. */
+#define LOCAL_ROWS 10
+
+static int cmp_local_total(const void *a, const void *b)
+{
+	const struct model_site *x = *(const struct model_site *const *)a;
+	const struct model_site *y = *(const struct model_site *const *)b;
+
+	if (x->local_ns.sum != y->local_ns.sum)
+		return x->local_ns.sum > y->local_ns.sum ? -1 : 1;
+	return strcmp(x->site, y->site);
+}
+
+static void print_local_row(FILE *f, const struct model_site *s, const struct site_widths *w)
+{
+	char comm[4 * DRAINSTAT_COMM_LEN + 1];
+
+	fprintf(f, "%-*.*s %-*s %6llu", w->site, SITE_MAX_W, s->site, w->comm,
+		report_text__escape(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)),
+		(unsigned long long)s->local_ns.count);
+	put_dist(f, &s->local_ns, true);
+	put_ns(f, s->local_ns.sum);
+	fputc('\n', f);
+}
+
+/* lru_add_drain() calls per site, the largest total first: the cheap local drain. */
 static void print_local(FILE *f, const struct model *m)
 {
 	struct site_widths w = site_widths(m);
-	char comm[4 * DRAINSTAT_COMM_LEN + 1];
-	int i;
+	const struct model_site **rows;
+	int i, n = 0;
 
 	if (!m->info.has_local || !m->local_drains)
 		return;
+	rows = calloc((size_t)m->nr_sites, sizeof(*rows));
+	if (!rows)
+		return;
+	for (i = 0; i < m->nr_sites; i++)
+		if (m->sites[i].local_ns.count)
+			rows[n++] = &m->sites[i];
+	qsort(rows, (size_t)n, sizeof(*rows), cmp_local_total);
 	fprintf(f, "\n%-*s %-*s %6s %5s %5s %5s %5s\n", w.site, "LOCAL", w.comm, "COMM", "CALLS",
 		"p50", "p99", "max", "TOTAL");
-	for (i = 0; i < m->nr_sites; i++) {
-		const struct model_site *s = &m->sites[i];
-
-		if (!s->local_ns.count)
-			continue;
-		fprintf(f, "%-*.*s %-*s %6llu", w.site, SITE_MAX_W, s->site, w.comm,
-			report_text__escape(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)),
-			(unsigned long long)s->local_ns.count);
-		put_dist(f, &s->local_ns, true);
-		put_ns(f, s->local_ns.sum);
-		fputc('\n', f);
-	}
+	for (i = 0; i < n && i < LOCAL_ROWS; i++)
+		print_local_row(f, rows[i], &w);
+	if (n > LOCAL_ROWS)
+		fprintf(f, "(%d more)\n", n - LOCAL_ROWS);
+	free(rows);
 }
 
 static void print_fadvise(FILE *f, const struct model *m)
