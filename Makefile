@@ -88,12 +88,22 @@ STATIC_BINS := $(OUT)/static/drainstat $(WORKLOADS:$(OUT)/tests/%=$(OUT)/static/
 check: drainstat unit workloads $(STATIC_BINS)
 	tests/run
 
-bench: drainstat workloads $(OUT)/bench/empty_loader
+BENCH_VM_BINS := $(OUT)/static/drainstat $(OUT)/static/drainforce $(OUT)/static/empty_loader \
+		 $(OUT)/static/bpfstats
+
+bench: drainstat workloads $(OUT)/bench/empty_loader $(BENCH_VM_BINS)
 	bench/run
 
 $(OUT)/bench/empty_loader: bench/empty_loader.c $(OUT)/bench_empty.skel.h
 	mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) $(LDLIBS)
+
+# Static copies for bench/vm.sh, which prices the fentry and kprobe programs in QEMU.
+$(OUT)/static/empty_loader: bench/empty_loader.c $(OUT)/bench_empty.skel.h | $(OUT)/static
+	$(CC) $(CFLAGS) -static -o $@ $< $(LDLIBS)
+
+$(OUT)/static/bpfstats: bench/bpfstats.c | $(OUT)/static
+	$(CC) $(CFLAGS) -static -o $@ $< $(LDLIBS)
 
 # Regenerate the checked-in vmlinux.h from this machine's kernel BTF.
 vmlinux:

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * empty_loader: attaches the empty programs of bpf/bench_empty.bpf.c, says
- * "attached" on stdout, and holds them until SIGINT or SIGTERM. bench/run reads
- * their run_time_ns beside drainstat's to price drainstat's filter path.
+ * empty_loader [--full | --kprobe]: attaches the empty programs of
+ * bpf/bench_empty.bpf.c, says "attached" on stdout, and holds them until SIGINT
+ * or SIGTERM. bench/run and bench/vm.sh read their run_time_ns beside
+ * drainstat's to price drainstat's programs.
+ *
+ * Always the tracepoint set; --full adds the fentry/fexit drain hooks, --kprobe
+ * the kprobe/kretprobe ones. The others are not even loaded: fentry programs
+ * fail to load where the kernel refuses fentry.
  */
 #include <errno.h>
 #include <signal.h>
@@ -14,6 +19,18 @@
 
 #include "bench_empty.skel.h"
 
+enum hook_set { SET_TRACEPOINTS, SET_FULL, SET_KPROBE };
+
+/* A drain hook: the set it belongs to, and for a kprobe the function it probes. */
+struct drain_hook {
+	struct bpf_program *prog;
+	enum hook_set set;
+	const char *kfunc;
+	bool retprobe;
+};
+
+#define NR_DRAIN_HOOKS 8
+
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
@@ -22,13 +39,83 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-int main(void)
+static int parse_set(int argc, char **argv, enum hook_set *set)
+{
+	*set = SET_TRACEPOINTS;
+	if (argc == 1)
+		return 0;
+	if (argc == 2 && !strcmp(argv[1], "--full"))
+		*set = SET_FULL;
+	else if (argc == 2 && !strcmp(argv[1], "--kprobe"))
+		*set = SET_KPROBE;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static void drain_hooks(struct bench_empty_bpf *s, struct drain_hook *h)
+{
+	const struct drain_hook hooks[NR_DRAIN_HOOKS] = {
+	    {s->progs.empty_fentry_drain_all, SET_FULL, NULL, false},
+	    {s->progs.empty_fexit_drain_all, SET_FULL, NULL, false},
+	    {s->progs.empty_fentry_local, SET_FULL, NULL, false},
+	    {s->progs.empty_fexit_local, SET_FULL, NULL, false},
+	    {s->progs.empty_kprobe_drain_all, SET_KPROBE, "lru_add_drain_all", false},
+	    {s->progs.empty_kretprobe_drain, SET_KPROBE, "lru_add_drain_all", true},
+	    {s->progs.empty_kprobe_local, SET_KPROBE, "lru_add_drain", false},
+	    {s->progs.empty_kretprobe_local, SET_KPROBE, "lru_add_drain", true},
+	};
+
+	memcpy(h, hooks, sizeof(hooks));
+}
+
+/* Loads the tracepoint set and the drain hooks of SET; nothing else. */
+static int load(struct bench_empty_bpf *skel, const struct drain_hook *hooks, enum hook_set set)
+{
+	int i;
+
+	for (i = 0; i < NR_DRAIN_HOOKS; i++)
+		bpf_program__set_autoload(hooks[i].prog, hooks[i].set == set);
+	/* a tp_btf program on a missing tracepoint (6.1 has no ipi_send_cpu) fails the load */
+	if (libbpf_find_vmlinux_btf_id("ipi_send_cpu", BPF_TRACE_RAW_TP) <= 0)
+		bpf_program__set_autoload(skel->progs.empty_ipi_send_cpu, false);
+	return bench_empty_bpf__load(skel);
+}
+
+/* The skeleton attaches by section; kprobes need their function named. */
+static int attach_kprobes(const struct drain_hook *hooks, enum hook_set set,
+			  struct bpf_link **links)
+{
+	int i;
+
+	for (i = 0; i < NR_DRAIN_HOOKS; i++) {
+		if (set != SET_KPROBE || hooks[i].set != SET_KPROBE)
+			continue;
+		links[i] =
+		    bpf_program__attach_kprobe(hooks[i].prog, hooks[i].retprobe, hooks[i].kfunc);
+		if (!links[i]) {
+			fprintf(stderr, "empty_loader: attaching %s to %s failed: %s\n",
+				bpf_program__name(hooks[i].prog), hooks[i].kfunc, strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
+	struct bpf_link *links[NR_DRAIN_HOOKS] = {};
+	struct drain_hook hooks[NR_DRAIN_HOOKS];
 	struct bench_empty_bpf *skel;
 	sigset_t block, old;
-	int err;
+	enum hook_set set;
+	int err, i;
 
+	if (parse_set(argc, argv, &set)) {
+		fprintf(stderr, "usage: empty_loader [--full | --kprobe]\n");
+		return 2;
+	}
 	/* Blocked until sigsuspend(), so a signal cannot slip in before we wait. */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
@@ -37,16 +124,25 @@ int main(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	skel = bench_empty_bpf__open_and_load();
+	skel = bench_empty_bpf__open();
 	if (!skel) {
-		fprintf(stderr, "empty_loader: loading bench_empty failed: %s\n", strerror(errno));
+		fprintf(stderr, "empty_loader: opening bench_empty failed: %s\n", strerror(errno));
 		return 1;
+	}
+	drain_hooks(skel, hooks);
+	err = load(skel, hooks, set);
+	if (err) {
+		fprintf(stderr, "empty_loader: loading bench_empty failed: %s\n", strerror(-err));
+		goto cleanup;
 	}
 	err = bench_empty_bpf__attach(skel);
 	if (err) {
 		fprintf(stderr, "empty_loader: attaching bench_empty failed: %s\n", strerror(-err));
 		goto cleanup;
 	}
+	err = attach_kprobes(hooks, set, links);
+	if (err)
+		goto cleanup;
 	printf("attached\n");
 	fflush(stdout);
 
@@ -54,6 +150,8 @@ int main(void)
 		sigsuspend(&old);
 
 cleanup:
+	for (i = 0; i < NR_DRAIN_HOOKS; i++)
+		bpf_link__destroy(links[i]);
 	bench_empty_bpf__destroy(skel);
 	return err ? 1 : 0;
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The baseline for `make bench`: empty programs on the tracepoints drainstat
- * uses, so that the cost of drainstat's filter path can be read against the
- * cost of merely having a BPF program there.
+ * The baseline for `make bench`: empty programs on the tracepoints and drain
+ * functions drainstat uses, so that the cost of drainstat's programs can be read
+ * against the cost of merely having a BPF program there.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -30,6 +30,59 @@ int BPF_PROG(empty_execute_end, struct work_struct *work, work_func_t function)
 
 SEC("tp_btf/ipi_send_cpu")
 int BPF_PROG(empty_ipi_send_cpu, const unsigned int cpu, unsigned long callsite, void *callback)
+{
+	return 0;
+}
+
+/*
+ * The drain hooks, named empty_<x> after drainstat_<x> so that bench/vm.sh can
+ * pair them. empty_loader loads one set: fentry where the kernel allows it, the
+ * kprobes (attached by name) otherwise.
+ */
+SEC("fentry/lru_add_drain_all")
+int BPF_PROG(empty_fentry_drain_all)
+{
+	return 0;
+}
+
+SEC("fexit/lru_add_drain_all")
+int BPF_PROG(empty_fexit_drain_all)
+{
+	return 0;
+}
+
+SEC("fentry/lru_add_drain")
+int BPF_PROG(empty_fentry_local)
+{
+	return 0;
+}
+
+SEC("fexit/lru_add_drain")
+int BPF_PROG(empty_fexit_local)
+{
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(empty_kprobe_drain_all)
+{
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(empty_kretprobe_drain)
+{
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(empty_kprobe_local)
+{
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(empty_kretprobe_local)
 {
 	return 0;
 }
