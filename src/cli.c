@@ -25,6 +25,8 @@ static const char doc[] =
     "  drainstat 5 3          # three 5-second reports\n"
     "  drainstat -p 1234 -H   # drains caused by process 1234, with histograms";
 
+enum { OPT_PROM = 1000, OPT_PROM_SITES };
+
 static const char args_doc[] = "[INTERVAL [COUNT]]";
 
 static const struct argp_option options[] = {
@@ -33,6 +35,14 @@ static const struct argp_option options[] = {
     {"stacks", 's', NULL, 0, "Print each site's kernel stacks", 0},
     {"histograms", 'H', NULL, 0, "Print dispatch, run and wait histograms per site", 0},
     {"verbose", 'v', NULL, 0, "Say more about setup (repeat for libbpf's messages)", 0},
+    {"json", 'j', NULL, 0, "Print each report as one JSON object on one line", 0},
+    {"prom", OPT_PROM, "FILE", 0,
+     "Write Prometheus metrics to FILE (atomically) every INTERVAL seconds (default 15), "
+     "cumulative since start, until a signal or -d",
+     0},
+    {"prom-sites", OPT_PROM_SITES, "N", 0,
+     "Sites kept by name in --prom (the top N by total wait; default 20), the rest as \"other\"",
+     0},
     {"mode", 'm', "MODE", 0,
      "How to trace: full (fentry/fexit), kprobe, tracepoint, or auto (the default: the first "
      "of those that works)",
@@ -117,6 +127,7 @@ static int parse_positional(struct argp_state *state, const char *arg, struct op
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct options *o = state->input;
+	__u64 v;
 
 	switch (key) {
 	case 'd':
@@ -131,6 +142,19 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (tracer__parse_mode(arg, &o->mode))
 			usage_error(
 			    "invalid --mode '%s': expected auto, full, kprobe or tracepoint", arg);
+		break;
+	case 'j':
+		o->json = true;
+		break;
+	case OPT_PROM:
+		if (!*arg)
+			usage_error("invalid --prom '%s': expected a file name", arg);
+		o->prom_path = arg;
+		break;
+	case OPT_PROM_SITES:
+		if (cli__parse_positive(arg, 1000, &v))
+			usage_error("invalid --prom-sites '%s': expected 1 to 1000", arg);
+		o->prom_sites = (__u32)v;
 		break;
 	case 's':
 		o->stacks = true;
@@ -158,5 +182,8 @@ void cli__parse(int argc, char **argv, struct options *opts)
 	if (argc > 0)
 		argv[0] = (char *)"drainstat";
 	argp_err_exit_status = EXIT_USAGE;
+	opts->prom_sites = 20;
 	argp_parse(&argp, argc, argv, 0, NULL, opts);
+	if (opts->prom_path && opts->json)
+		usage_error("%s", "--prom and -j are two different outputs: choose one");
 }

@@ -18,18 +18,22 @@ enum exit_code {
 	EXIT_NO_TRACEFS = 71,  /* tracefs not mounted and cannot be */
 	EXIT_NO_KALLSYMS = 72, /* /proc/kallsyms unreadable or its addresses hidden */
 	EXIT_BPF = 73,	       /* the BPF programs failed to load or attach */
+	EXIT_EXPORT = 74,      /* the --prom file cannot be written */
 	EXIT_NO_PERM = 77,     /* neither root nor CAP_BPF + CAP_PERFMON */
 };
 
 struct options {
-	__u64 duration_ns;    /* -d: stop after this long; 0 = until a signal */
-	__u64 interval_ns;    /* INTERVAL: 0 = one report at the end */
-	__u64 count;	      /* COUNT: reports to print with INTERVAL; 0 = unbounded */
-	pid_t pid;	      /* -p: 0 = every process */
-	enum drain_mode mode; /* --mode */
-	bool stacks;	      /* -s */
-	bool histograms;      /* -H */
-	int verbose;	      /* -v, repeatable */
+	__u64 duration_ns;     /* -d: stop after this long; 0 = until a signal */
+	__u64 interval_ns;     /* INTERVAL: 0 = one report at the end */
+	__u64 count;	       /* COUNT: reports to print with INTERVAL; 0 = unbounded */
+	pid_t pid;	       /* -p: 0 = every process */
+	enum drain_mode mode;  /* --mode */
+	bool stacks;	       /* -s */
+	bool json;	       /* -j: one JSON object per report */
+	const char *prom_path; /* --prom: Prometheus textfile export, cumulative */
+	__u32 prom_sites;      /* --prom-sites: sites kept by name, the rest "other" */
+	bool histograms;       /* -H */
+	int verbose;	       /* -v, repeatable */
 };
 
 /* Parses argv into opts; prints a one-line error and exits EXIT_USAGE on bad input. */

@@ -12,7 +12,7 @@
 #include "ksyms.h"
 #include "model.h"
 #include "probe.h"
-#include "report_text.h"
+#include "output.h"
 #include "session.h"
 #include "tracer.h"
 
@@ -296,27 +296,33 @@ static int setup(struct session *s)
 	return code;
 }
 
+/* --prom exports every 15 s by default: node_exporter's usual scrape interval. */
+#define PROM_INTERVAL_NS (15ULL * 1000000000ULL)
+
+/* An export that fails in flight is said once per failure; the run goes on. */
 static int report(struct session *s, const struct snapshot *cur, const struct snapshot *prev,
 		  __u64 start_ns)
 {
-	struct text_opts topts = {.stacks = s->opts->stacks, .histograms = s->opts->histograms};
-	char stamp[16];
 	struct model m;
-	time_t t = time(NULL);
 	int err;
 
-	err = model__build(cur, prev, start_ns, s->ksyms, &s->info, &m);
+	/* the export is cumulative (counters), the other outputs per interval */
+	err = model__build(cur, s->opts->prom_path ? NULL : prev, start_ns, s->ksyms, &s->info, &m);
 	if (err)
 		return err;
-	if (s->opts->interval_ns) {
-		strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&t));
-		topts.timestamp = stamp;
-		fputc('\n', stdout);
-	}
-	report_text__print(stdout, &m, &topts);
-	fflush(stdout);
+	err = output__report(s->opts, &m);
+	if (err)
+		fprintf(stderr, "drainstat: cannot write %s: %s (the previous export stays)\n",
+			s->opts->prom_path, strerror(-err));
 	model__free(&m);
 	return 0;
+}
+
+static __u64 interval_of(const struct options *o)
+{
+	if (o->interval_ns)
+		return o->interval_ns;
+	return o->prom_path ? PROM_INTERVAL_NS : 0;
 }
 
 /* Reports until COUNT, -d or a signal; always ends with what was not reported yet. */
@@ -324,8 +330,9 @@ static int trace_loop(struct session *s)
 {
 	const struct options *o = s->opts;
 	struct snapshot prev = {}, cur = {};
-	__u64 start = now_ns(), end = o->duration_ns ? start + o->duration_ns : ~0ULL;
-	__u64 next = o->interval_ns ? start + o->interval_ns : end, reports = 0;
+	__u64 interval = interval_of(o), start = now_ns();
+	__u64 end = o->duration_ns ? start + o->duration_ns : ~0ULL;
+	__u64 next = interval ? start + interval : end, reports = 0;
 	int err = 0;
 
 	for (;;) {
@@ -334,7 +341,7 @@ static int trace_loop(struct session *s)
 			continue;
 		err = tracer__snapshot(s->tracer, &cur);
 		if (!err)
-			err = report(s, &cur, o->interval_ns && reports ? &prev : NULL, start);
+			err = report(s, &cur, interval && reports ? &prev : NULL, start);
 		if (err)
 			break;
 		snapshot__free(&prev);
@@ -343,11 +350,32 @@ static int trace_loop(struct session *s)
 		reports++;
 		if (stop_signal || now_ns() >= end || (o->count && reports >= o->count))
 			break;
-		next += o->interval_ns;
+		next += interval;
 	}
 	snapshot__free(&prev);
 	snapshot__free(&cur);
 	return err;
+}
+
+/* A first, empty export at start: a bad path fails now, and node_exporter has a file. */
+static int start_export(struct session *s)
+{
+	struct snapshot empty = {.taken_ns = now_ns()};
+	struct model m;
+	int err;
+
+	if (!s->opts->prom_path)
+		return EXIT_OK;
+	err = model__build(&empty, NULL, empty.taken_ns, s->ksyms, &s->info, &m);
+	if (!err) {
+		err = output__report(s->opts, &m);
+		model__free(&m);
+	}
+	if (err)
+		return fail(EXIT_EXPORT, "cannot write %s: %s", s->opts->prom_path, strerror(-err));
+	note(s, "exporting to %s every %.0f s", s->opts->prom_path,
+	     (double)interval_of(s->opts) / 1e9);
+	return EXIT_OK;
 }
 
 static void teardown(struct session *s)
@@ -364,9 +392,10 @@ int session__run(const struct options *opts)
 
 	install_signals();
 	code = setup(&s);
+	if (code == EXIT_OK)
+		code = start_export(&s);
 	if (code == EXIT_OK) {
-		report_text__header(stdout, &s.info, DRAINSTAT_VERSION);
-		fflush(stdout);
+		output__start(opts, &s.info);
 		err = trace_loop(&s);
 		if (err)
 			code = fail(EXIT_RUNTIME, "cannot read the BPF maps: %s", strerror(-err));

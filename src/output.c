@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <time.h>
+
+#include "export.h"
+#include "output.h"
+#include "report_json.h"
+#include "report_prom.h"
+#include "report_text.h"
+
+struct prom_job {
+	const struct model *model;
+	struct prom_opts opts;
+};
+
+static void emit_prom(FILE *f, const void *arg)
+{
+	const struct prom_job *job = arg;
+
+	report_prom__print(f, job->model, &job->opts);
+}
+
+void output__start(const struct options *o, const struct model_info *info)
+{
+	if (o->json || o->prom_path)
+		return;
+	report_text__header(stdout, info, DRAINSTAT_VERSION);
+	fflush(stdout);
+}
+
+static void print_text(const struct options *o, const struct model *m)
+{
+	struct text_opts topts = {.stacks = o->stacks, .histograms = o->histograms};
+	char stamp[16];
+	time_t t = time(NULL);
+
+	if (o->interval_ns) {
+		strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&t));
+		topts.timestamp = stamp;
+		fputc('\n', stdout);
+	}
+	report_text__print(stdout, m, &topts);
+}
+
+int output__report(const struct options *o, const struct model *m)
+{
+	struct prom_job job = {m, {.max_sites = (int)o->prom_sites, .version = DRAINSTAT_VERSION}};
+
+	if (o->prom_path)
+		return export__write_atomic(o->prom_path, emit_prom, &job);
+	if (o->json)
+		report_json__print(stdout, m, DRAINSTAT_VERSION);
+	else
+		print_text(o, m);
+	fflush(stdout);
+	return 0;
+}

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdbool.h>
+#include <string.h>
+
+#include "hist.h"
+#include "report_json.h"
+
+/* report > sites > site > stacks > stack > frames is the deepest nesting. */
+#define JSON_MAX_DEPTH 8
+
+/* A streaming writer: it only has to know whether the next value needs a comma. */
+struct json {
+	FILE *f;
+	int depth;
+	bool comma[JSON_MAX_DEPTH];
+};
+
+/* The length of the valid UTF-8 sequence at s (n bytes left), 0 if it is not one. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	static const __u32 min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
+	size_t len, i;
+	__u32 cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		len = 2;
+		cp = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		len = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* overlong forms, surrogates and code points past Unicode are not UTF-8 */
+	if (cp < min_cp[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+void report_json__string(FILE *f, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n = strnlen(s, len);
+
+	fputc('"', f);
+	while (i < n) {
+		size_t seq = utf8_len(p + i, n - i);
+
+		if (p[i] == '"' || p[i] == '\\') {
+			fprintf(f, "\\%c", p[i]);
+		} else if (!seq || p[i] < 0x20 || p[i] == 0x7f) {
+			fprintf(f, "\\u%04x", p[i]);
+		} else {
+			fwrite(p + i, 1, seq, f);
+			i += seq;
+			continue;
+		}
+		i++;
+	}
+	fputc('"', f);
+}
+
+/* The separator and key before any value; key is NULL inside an array. */
+static void json_value(struct json *j, const char *key)
+{
+	if (j->comma[j->depth])
+		fputc(',', j->f);
+	j->comma[j->depth] = true;
+	if (key) {
+		report_json__string(j->f, key, strlen(key));
+		fputc(':', j->f);
+	}
+}
+
+static void json_open(struct json *j, const char *key, char bracket)
+{
+	json_value(j, key);
+	fputc(bracket, j->f);
+	j->comma[++j->depth] = false;
+}
+
+static void json_close(struct json *j, char bracket)
+{
+	j->depth--;
+	fputc(bracket, j->f);
+}
+
+static void json_u64(struct json *j, const char *key, __u64 v)
+{
+	json_value(j, key);
+	fprintf(j->f, "%llu", (unsigned long long)v);
+}
+
+static void json_bool(struct json *j, const char *key, bool v)
+{
+	json_value(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+/* s (at most len bytes), or null when s is NULL. */
+static void json_str(struct json *j, const char *key, const char *s, size_t len)
+{
+	json_value(j, key);
+	if (s)
+		report_json__string(j->f, s, len);
+	else
+		fputs("null", j->f);
+}
+
+static void json_cstr(struct json *j, const char *key, const char *s)
+{
+	json_str(j, key, s, s ? strlen(s) : 0);
+}
+
+/* DIST: every field 0 for an empty histogram, so one schema holds in every mode. */
+static void put_dist(struct json *j, const char *key, const struct hist *h)
+{
+	bool any = h->count != 0;
+
+	json_open(j, key, '{');
+	json_u64(j, "count", h->count);
+	json_u64(j, "sum", any ? h->sum : 0);
+	json_u64(j, "p50", hist__percentile(h, 0.50));
+	json_u64(j, "p90", hist__percentile(h, 0.90));
+	json_u64(j, "p99", hist__percentile(h, 0.99));
+	json_u64(j, "max", any ? h->max : 0);
+	json_close(j, '}');
+}
+
+/* A lost stack has no frames: "frames":[]. */
+static void put_stacks(struct json *j, const struct model_site *s)
+{
+	int i, k;
+
+	json_open(j, "stacks", '[');
+	for (i = 0; i < s->nr_stacks; i++) {
+		json_open(j, NULL, '{');
+		json_u64(j, "drains", s->stacks[i].drains);
+		json_open(j, "frames", '[');
+		for (k = 0; k < s->stacks[i].nr_frames; k++)
+			json_str(j, NULL, s->stacks[i].frames[k], MODEL_NAME_LEN);
+		json_close(j, ']');
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+static void put_site(struct json *j, const struct model_site *s)
+{
+	json_open(j, NULL, '{');
+	json_str(j, "site", s->site, MODEL_NAME_LEN);
+	json_str(j, "comm", s->comm, DRAINSTAT_COMM_LEN);
+	json_u64(j, "drains", s->drains);
+	json_u64(j, "forced_drains", s->forced_drains);
+	json_u64(j, "empty_drains", s->empty_drains);
+	json_u64(j, "works", s->works);
+	json_u64(j, "self_works", s->self_works);
+	json_u64(j, "ipis", s->ipis);
+	put_dist(j, "dispatch_ns", &s->dispatch_ns);
+	put_dist(j, "run_ns", &s->run_ns);
+	put_dist(j, "wait_ns", &s->wait_ns);
+	put_dist(j, "lock_ns", &s->lock_ns);
+	put_dist(j, "local_ns", &s->local_ns);
+	put_stacks(j, s);
+	json_close(j, '}');
+}
+
+/*
+ * Every row of m->sites, in the model's order: unlike the text table this keeps
+ * the rows with only local drains, so the JSON is complete and needs no filter.
+ */
+static void put_sites(struct json *j, const struct model *m)
+{
+	int i;
+
+	json_open(j, "sites", '[');
+	for (i = 0; i < m->nr_sites; i++)
+		put_site(j, &m->sites[i]);
+	json_close(j, ']');
+}
+
+static void put_cpus(struct json *j, const struct model *m)
+{
+	int i;
+
+	json_open(j, "cpus", '[');
+	for (i = 0; i < m->nr_cpus; i++) {
+		const struct model_cpu *c = &m->cpus[i];
+
+		json_open(j, NULL, '{');
+		json_u64(j, "cpu", (__u64)c->cpu);
+		json_u64(j, "works", c->works);
+		json_u64(j, "self_works", c->self_works);
+		json_u64(j, "ipis", c->ipis);
+		put_dist(j, "dispatch_ns", &c->dispatch_ns);
+		put_dist(j, "run_ns", &c->run_ns);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+/* Only advices that were called. */
+static void put_fadvise(struct json *j, const struct model *m)
+{
+	int i;
+
+	json_open(j, "fadvise", '[');
+	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++) {
+		const struct model_fadvise *a = &m->fadvise[i];
+
+		if (!a->calls)
+			continue;
+		json_open(j, NULL, '{');
+		json_cstr(j, "advice", a->advice);
+		json_u64(j, "calls", a->calls);
+		json_u64(j, "escalations", a->escalations);
+		put_dist(j, "latency_ns", &a->latency_ns);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+/* Every counter, zero or not, under its model__counter_name(). */
+static void put_counters(struct json *j, const struct model *m)
+{
+	int i;
+
+	json_open(j, "counters", '{');
+	for (i = 0; i < CNT_NR; i++) {
+		const char *name = model__counter_name(i);
+
+		if (name) /* a key must never be null */
+			json_u64(j, name, m->counters[i]);
+	}
+	json_close(j, '}');
+}
+
+static void put_info(struct json *j, const struct model_info *info, const char *version)
+{
+	json_cstr(j, "version", version);
+	json_cstr(j, "mode", info->mode);
+	json_cstr(j, "kernel", info->kernel);
+	json_cstr(j, "cannot_see", info->blind_spots);
+	json_bool(j, "wait_is_lower_bound", info->wait_is_lower_bound);
+	/* what this run sees: an empty list or a zero means "none", not "not traced" */
+	json_open(j, "sees", '{');
+	json_bool(j, "drain_entry", info->entry_visible);
+	json_bool(j, "fadvise", info->has_fadvise);
+	json_bool(j, "ipis", info->has_ipi);
+	json_bool(j, "local_drains", info->has_local);
+	json_close(j, '}');
+	json_bool(j, "cumulative", info->cumulative);
+}
+
+void report_json__print(FILE *f, const struct model *m, const char *version)
+{
+	struct json j = {.f = f};
+
+	json_open(&j, NULL, '{');
+	put_info(&j, &m->info, version);
+	json_u64(&j, "span_ns", m->span_ns);
+	if (m->info.filter_pid)
+		json_u64(&j, "pid", m->info.filter_pid);
+	else
+		json_cstr(&j, "pid", NULL);
+	json_u64(&j, "drains", m->drains);
+	json_u64(&j, "works", m->works);
+	json_u64(&j, "self_works", m->self_works);
+	json_u64(&j, "local_drains", m->local_drains);
+	put_sites(&j, m);
+	put_cpus(&j, m);
+	put_fadvise(&j, m);
+	json_u64(&j, "lost", m->lost);
+	put_counters(&j, m);
+	json_close(&j, '}');
+	fputc('\n', f);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The JSON report: the whole model as one object on one line, so that reports
+ * every INTERVAL form NDJSON. Keys are the words of the drain model; every key
+ * is always present, whatever the mode, so consumers see one schema.
+ */
+#ifndef REPORT_JSON_H
+#define REPORT_JSON_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "model.h"
+
+/* One JSON object on one line (NDJSON with INTERVAL), ending in "\n". */
+void report_json__print(FILE *f, const struct model *m, const char *version);
+
+/*
+ * Writes the first len bytes of s (fewer if a NUL comes first) as a quoted JSON
+ * string (RFC 8259): quote and backslash escaped, control characters (C0 and
+ * DEL) as \u00XX, valid UTF-8 copied as is. Comms are raw kernel bytes: a byte
+ * that is not part of a valid UTF-8 sequence is written as \u00XX of its value,
+ * so the output is always valid JSON and the byte can still be read off.
+ */
+void report_json__string(FILE *f, const char *s, size_t len);
+
+#endif /* REPORT_JSON_H */

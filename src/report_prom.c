@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Labels stay bounded: site (at most max_sites + "other", comms merged), cpu on
+ * the victim families, advice and reason from fixed lists. Loss counters are
+ * drainstat_lost_events_total{reason} (sum() gives the report's "lost"); the
+ * counters that mark a measurement as inexact are drainstat_inexact_events_total.
+ * Families a mode cannot measure (lock, empty, forced, local, ipis, fadvise) are
+ * absent, not zero. Histogram edges are bucket edges, so every count is exact:
+ * le="2^k ns" holds the samples below 2^k ns (a sample of exactly 2^k ns, the
+ * first of its bucket, is counted at the next edge).
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+#include "report_prom.h"
+
+#define NS_PER_SEC 1000000000ULL
+/* le edges: 4^k ns from 1.024us to ~17.2s. Each is the low edge of a log-linear bucket. */
+#define LE_FIRST_SHIFT 10
+#define LE_LAST_SHIFT  34
+#define LE_STEP	       2
+
+/* One site label: the model's rows of that site summed over their comms. */
+struct prom_site {
+	const char *name;
+	__u64 drains, forced_drains, empty_drains, works, self_works, ipis;
+	__u64 local_drains;
+	struct hist dispatch_ns, run_ns, wait_ns, lock_ns;
+};
+
+#define SITE_U64(s, off)  (*(const __u64 *)((const char *)(s) + (off)))
+#define SITE_HIST(s, off) ((const struct hist *)((const char *)(s) + (off)))
+
+static void put_family(FILE *f, const char *name, const char *type, const char *help)
+{
+	fprintf(f, "# HELP drainstat_%s %s\n# TYPE drainstat_%s %s\n", name, help, name, type);
+}
+
+/* Escapes what the format requires; bytes past ASCII become '?' so the file stays UTF-8. */
+static void put_label_value(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\\' || c == '"')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else
+			fputc(c < 0x80 ? c : '?', f);
+	}
+}
+
+static void put_label(FILE *f, const char *name, const char *value)
+{
+	fprintf(f, "%s=\"", name);
+	put_label_value(f, value ? value : "");
+	fputc('"', f);
+}
+
+static void put_seconds(FILE *f, __u64 ns)
+{
+	fprintf(f, "%llu.%09llu", (unsigned long long)(ns / NS_PER_SEC),
+		(unsigned long long)(ns % NS_PER_SEC));
+}
+
+static void add_row(struct prom_site *s, const struct model_site *r)
+{
+	s->drains += r->drains;
+	s->forced_drains += r->forced_drains;
+	s->empty_drains += r->empty_drains;
+	s->works += r->works;
+	s->self_works += r->self_works;
+	s->ipis += r->ipis;
+	s->local_drains += r->local_ns.count;
+	hist__merge(&s->dispatch_ns, &r->dispatch_ns);
+	hist__merge(&s->run_ns, &r->run_ns);
+	hist__merge(&s->wait_ns, &r->wait_ns);
+	hist__merge(&s->lock_ns, &r->lock_ns);
+}
+
+static void add_site(struct prom_site *into, const struct prom_site *s)
+{
+	into->drains += s->drains;
+	into->forced_drains += s->forced_drains;
+	into->empty_drains += s->empty_drains;
+	into->works += s->works;
+	into->self_works += s->self_works;
+	into->ipis += s->ipis;
+	into->local_drains += s->local_drains;
+	hist__merge(&into->dispatch_ns, &s->dispatch_ns);
+	hist__merge(&into->run_ns, &s->run_ns);
+	hist__merge(&into->wait_ns, &s->wait_ns);
+	hist__merge(&into->lock_ns, &s->lock_ns);
+}
+
+static int cmp_wait(const void *a, const void *b)
+{
+	const struct prom_site *x = a, *y = b;
+
+	if (x->wait_ns.sum != y->wait_ns.sum)
+		return x->wait_ns.sum > y->wait_ns.sum ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The model's rows merged by site, largest total wait first; returns how many. */
+static int merge_sites(const struct model *m, struct prom_site *v)
+{
+	int i, j, n = 0;
+
+	for (i = 0; i < m->nr_sites; i++) {
+		for (j = 0; j < n && strcmp(v[j].name, m->sites[i].site); j++)
+			;
+		if (j == n)
+			v[n++].name = m->sites[i].site;
+		add_row(&v[j], &m->sites[i]);
+	}
+	qsort(v, (size_t)n, sizeof(*v), cmp_wait);
+	return n;
+}
+
+/* Keeps the first max_sites and sums the rest into site="other". */
+static int fold_other(struct prom_site *v, int n, int max_sites)
+{
+	int i;
+
+	if (max_sites <= 0 || n <= max_sites)
+		return n;
+	for (i = max_sites + 1; i < n; i++)
+		add_site(&v[max_sites], &v[i]);
+	v[max_sites].name = "other";
+	return max_sites + 1;
+}
+
+static void put_site_counter(FILE *f, const struct prom_site *v, int n, const char *name,
+			     size_t off, const char *help)
+{
+	int i;
+
+	put_family(f, name, "counter", help);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "drainstat_%s{", name);
+		put_label(f, "site", v[i].name);
+		fprintf(f, "} %llu\n", (unsigned long long)SITE_U64(&v[i], off));
+	}
+}
+
+static void put_works(FILE *f, const struct prom_site *v, int n)
+{
+	int i;
+
+	put_family(f, "works_total", "counter",
+		   "Works queued by drains; kind=self: on the caller's own CPU.");
+	for (i = 0; i < n; i++) {
+		fputs("drainstat_works_total{", f);
+		put_label(f, "site", v[i].name);
+		fprintf(f, ",kind=\"self\"} %llu\n", (unsigned long long)v[i].self_works);
+		fputs("drainstat_works_total{", f);
+		put_label(f, "site", v[i].name);
+		fprintf(f, ",kind=\"remote\"} %llu\n",
+			(unsigned long long)(v[i].works - v[i].self_works));
+	}
+}
+
+static void put_bucket(FILE *f, const char *name, const char *site, const char *le, __u64 n)
+{
+	fprintf(f, "drainstat_%s_bucket{", name);
+	put_label(f, "site", site);
+	fprintf(f, ",le=\"%s\"} %llu\n", le, (unsigned long long)n);
+}
+
+static void put_hist(FILE *f, const char *name, const char *site, const struct hist *h)
+{
+	__u64 seen = 0, total = 0;
+	__u32 b = 0, shift;
+	char le[32];
+
+	for (shift = LE_FIRST_SHIFT; shift <= LE_LAST_SHIFT; shift += LE_STEP) {
+		for (; b < HIST_BUCKETS && hist__bucket_high(b) <= 1ULL << shift; b++)
+			seen += h->bucket[b];
+		snprintf(le, sizeof(le), "%llu.%09llu", (1ULL << shift) / NS_PER_SEC,
+			 (1ULL << shift) % NS_PER_SEC);
+		put_bucket(f, name, site, le, seen);
+	}
+	for (b = 0; b < HIST_BUCKETS; b++)
+		total += h->bucket[b];
+	put_bucket(f, name, site, "+Inf", total);
+	fprintf(f, "drainstat_%s_sum{", name);
+	put_label(f, "site", site);
+	fputs("} ", f);
+	put_seconds(f, h->sum);
+	fprintf(f, "\ndrainstat_%s_count{", name);
+	put_label(f, "site", site);
+	fprintf(f, "} %llu\n", (unsigned long long)total);
+}
+
+static void put_site_hist(FILE *f, const struct prom_site *v, int n, const char *name, size_t off,
+			  const char *help)
+{
+	int i;
+
+	put_family(f, name, "histogram", help);
+	for (i = 0; i < n; i++)
+		put_hist(f, name, v[i].name, SITE_HIST(&v[i], off));
+}
+
+static void put_sites(FILE *f, const struct model_info *info, const struct prom_site *v, int n)
+{
+	put_site_counter(f, v, n, "drains_total", offsetof(struct prom_site, drains),
+			 "Calls of lru_add_drain_all() and lru_cache_disable().");
+	put_works(f, v, n);
+	if (info->entry_visible) {
+		put_site_counter(f, v, n, "empty_drains_total",
+				 offsetof(struct prom_site, empty_drains),
+				 "Drains that returned without queueing a work (piggybacked).");
+		put_site_counter(f, v, n, "forced_drains_total",
+				 offsetof(struct prom_site, forced_drains),
+				 "Forced drains: lru_cache_disable(), every CPU.");
+	}
+	if (info->has_local) {
+		put_site_counter(f, v, n, "local_drains_total",
+				 offsetof(struct prom_site, local_drains),
+				 "Calls of lru_add_drain().");
+	}
+	if (info->has_ipi) {
+		put_site_counter(f, v, n, "ipis_total", offsetof(struct prom_site, ipis),
+				 "IPIs sent to wake the CPUs that got works.");
+	}
+	put_site_hist(f, v, n, "dispatch_seconds", offsetof(struct prom_site, dispatch_ns),
+		      "Work queued to work started on the target CPU.");
+	put_site_hist(f, v, n, "run_seconds", offsetof(struct prom_site, run_ns),
+		      "Work started to work ended on the target CPU.");
+	put_site_hist(f, v, n, "wait_seconds", offsetof(struct prom_site, wait_ns),
+		      "Time a drain held its caller: entry to exit, or in tracepoint mode "
+		      "first queue to last work end (a lower bound).");
+	if (info->entry_visible) {
+		put_site_hist(f, v, n, "lock_seconds", offsetof(struct prom_site, lock_ns),
+			      "Drain entry to first queued work: the mutex and the checks.");
+	}
+}
+
+static void put_fadvise(FILE *f, const struct model *m)
+{
+	__u64 escalations = 0;
+	int i;
+
+	put_family(f, "fadvise_calls_total", "counter", "posix_fadvise() calls by advice.");
+	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++) {
+		fputs("drainstat_fadvise_calls_total{", f);
+		put_label(f, "advice", m->fadvise[i].advice);
+		fprintf(f, "} %llu\n", (unsigned long long)m->fadvise[i].calls);
+		escalations += m->fadvise[i].escalations;
+	}
+	put_family(f, "fadvise_escalations_total", "counter",
+		   "posix_fadvise() calls inside which a drain started.");
+	fprintf(f, "drainstat_fadvise_escalations_total %llu\n", (unsigned long long)escalations);
+}
+
+static void put_victims(FILE *f, const struct model *m)
+{
+	int i;
+
+	put_family(f, "victim_works_total", "counter", "Works run by a CPU for drains.");
+	for (i = 0; i < m->nr_cpus; i++)
+		fprintf(f, "drainstat_victim_works_total{cpu=\"%d\"} %llu\n", m->cpus[i].cpu,
+			(unsigned long long)m->cpus[i].works);
+	put_family(f, "victim_run_seconds_total", "counter",
+		   "Time a CPU spent running works for drains.");
+	for (i = 0; i < m->nr_cpus; i++) {
+		fprintf(f, "drainstat_victim_run_seconds_total{cpu=\"%d\"} ", m->cpus[i].cpu);
+		put_seconds(f, m->cpus[i].run_ns.sum);
+		fputc('\n', f);
+	}
+	put_family(f, "victim_dispatch_seconds_total", "counter",
+		   "Time works for drains waited to start on a CPU.");
+	for (i = 0; i < m->nr_cpus; i++) {
+		fprintf(f, "drainstat_victim_dispatch_seconds_total{cpu=\"%d\"} ", m->cpus[i].cpu);
+		put_seconds(f, m->cpus[i].dispatch_ns.sum);
+		fputc('\n', f);
+	}
+}
+
+static void put_counters(FILE *f, const struct model *m, bool loss, const char *name,
+			 const char *help)
+{
+	int i;
+
+	put_family(f, name, "counter", help);
+	for (i = 0; i < CNT_NR; i++) {
+		if (model__counter_is_loss(i) != loss || !model__counter_name(i))
+			continue;
+		fprintf(f, "drainstat_%s{reason=\"%s\"} %llu\n", name, model__counter_name(i),
+			(unsigned long long)m->counters[i]);
+	}
+}
+
+static void put_info(FILE *f, const struct model_info *info, const char *version)
+{
+	put_family(f, "info", "gauge", "drainstat's version, mode and kernel; always 1.");
+	fputs("drainstat_info{", f);
+	put_label(f, "version", version);
+	fputc(',', f);
+	put_label(f, "mode", info->mode);
+	fputc(',', f);
+	put_label(f, "kernel", info->kernel);
+	fputs("} 1\n", f);
+}
+
+void report_prom__print(FILE *f, const struct model *m, const struct prom_opts *o)
+{
+	struct prom_site *v = calloc((size_t)m->nr_sites + 1, sizeof(*v));
+	int i, n;
+
+	put_info(f, &m->info, o->version);
+	if (v) {
+		n = fold_other(v, merge_sites(m, v), o->max_sites);
+		put_sites(f, &m->info, v, n);
+		free(v);
+	} else {
+		/* no memory to tell sites apart: still every count, all as "other" */
+		struct prom_site all = {.name = "other"};
+
+		for (i = 0; i < m->nr_sites; i++)
+			add_row(&all, &m->sites[i]);
+		put_sites(f, &m->info, &all, m->nr_sites ? 1 : 0);
+	}
+	if (m->info.has_fadvise)
+		put_fadvise(f, m);
+	put_victims(f, m);
+	put_counters(f, m, true, "lost_events_total",
+		     "Events drainstat could not measure, by reason (a full map, a lost stack).");
+	put_counters(f, m, false, "inexact_events_total",
+		     "Events measured only in part, by reason.");
+}

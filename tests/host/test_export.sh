@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# JSON lines and the Prometheus textfile export on the live kernel: the same
+# truth as test_drains.sh, read by jq, promtool and a real node_exporter.
+set -u
+. tests/host/lib.sh
+
+N=100
+jq_ok() { jq -e "$@" >/dev/null; }
+DIR=$TMPDIR_TEST/textfile
+mkdir -p "$DIR"
+
+# forced_drains COMM ARGS...: drainstat ARGS -p <drainforce> around N forced
+# drains; waits for setup through -v's "mode" line on stderr. Output in $OUT.
+forced_drains() {
+	local comm=$1 wl i
+	shift
+	"$WORKLOADS/drainforce" -W -n $N -c "$comm" "$TMPDIR_TEST/data" &
+	wl=$!
+	wait_comm $wl "$comm" || return 1
+	"$DRAINSTAT" -v "$@" -p $wl >"$OUT" 2>"$OUT.err" &
+	DS_PID=$!
+	for i in $(seq 200); do
+		grep -q '^drainstat: mode ' "$OUT.err" && break
+		sleep 0.1
+	done
+	kill -USR1 $wl
+	wait $wl
+}
+
+# -j: one JSON object, the drain model's names
+OUT=$TMPDIR_TEST/json
+COMM=dsjson$$
+forced_drains "$COMM" -j
+kill -INT $DS_PID
+wait_drainstat
+expect_eq "-j: exit 0" "$DS_RC" 0
+expect_eq "-j: one line" "$(wc -l <"$OUT")" 1
+check "-j: valid JSON" jq_ok . "$OUT"
+site=".sites[] | select(.site == \"generic_fadvise\" and .comm == \"$COMM\")"
+expect_eq "-j: drains" "$(jq "$site | .drains" "$OUT")" $N
+expect_eq "-j: remote works" "$(jq "$site | .works - .self_works" "$OUT")" $N
+expect_eq "-j: dispatch samples" "$(jq "$site | .dispatch_ns.count" "$OUT")" "$(jq "$site | .works" "$OUT")"
+check "-j: dispatch p50 <= p99 <= max" jq_ok "$site | .dispatch_ns | .p50 <= .p99 and .p99 <= .max and .p50 > 0" "$OUT"
+expect_eq "-j: escalations" "$(jq '.fadvise[] | select(.advice == "dontneed") | .escalations' "$OUT")" $N
+expect_eq "-j: victim CPU 0" "$(jq '.cpus[] | select(.cpu == 0) | .works' "$OUT")" $N
+expect_eq "-j: mode" "$(jq -r .mode "$OUT")" tracepoint
+expect_eq "-j: lost" "$(jq .lost "$OUT")" 0
+
+# -j INTERVAL COUNT: NDJSON
+"$DRAINSTAT" -j 0.3 3 >"$TMPDIR_TEST/nd" 2>&1
+expect_eq "-j 0.3 3: three lines" "$(wc -l <"$TMPDIR_TEST/nd")" 3
+check "-j 0.3 3: every line is JSON" jq_ok -s 'length == 3' "$TMPDIR_TEST/nd"
+
+# --prom: cumulative counters in an atomic file
+OUT=$TMPDIR_TEST/prom-stdout
+PROM=$DIR/drainstat.prom
+COMM=dsprom$$
+forced_drains "$COMM" --prom "$PROM" 0.5
+sleep 1.2
+check "--prom: the file exists" test -s "$PROM"
+check "--prom: promtool check metrics" bash -c "promtool check metrics < '$PROM'"
+metric() { awk -v m="$1" '$1 == m { print $2 }' "$PROM"; }
+expect_eq "--prom: drains" "$(metric 'drainstat_drains_total{site="generic_fadvise"}')" $N
+expect_eq "--prom: remote works" "$(metric 'drainstat_works_total{site="generic_fadvise",kind="remote"}')" $N
+expect_eq "--prom: wait histogram +Inf = count" \
+	"$(metric 'drainstat_wait_seconds_bucket{site="generic_fadvise",le="+Inf"}')" \
+	"$(metric 'drainstat_wait_seconds_count{site="generic_fadvise"}')"
+expect_eq "--prom: escalations" "$(metric drainstat_fadvise_escalations_total)" $N
+check "--prom: ends with a newline" test "$(tail -c 1 "$PROM" | od -An -c | tr -d ' ')" = '\n'
+check "--prom: info" grep -q '^drainstat_info{.*mode="tracepoint".*} 1$' "$PROM"
+
+# a real node_exporter reads the directory
+PORT=$((20000 + RANDOM % 20000))
+prometheus-node-exporter --web.listen-address=127.0.0.1:$PORT --collector.disable-defaults \
+	--collector.textfile --collector.textfile.directory="$DIR" >"$TMPDIR_TEST/ne.log" 2>&1 &
+NE=$!
+for _ in $(seq 50); do
+	curl -sf "http://127.0.0.1:$PORT/metrics" >"$TMPDIR_TEST/scrape" && break
+	sleep 0.1
+done
+check "node_exporter: drainstat series" grep -q '^drainstat_drains_total{site="generic_fadvise"} ' "$TMPDIR_TEST/scrape"
+check "node_exporter: node_textfile_scrape_error 0" grep -q '^node_textfile_scrape_error 0$' "$TMPDIR_TEST/scrape"
+kill $NE
+
+kill -TERM $DS_PID
+wait_drainstat
+expect_eq "--prom: SIGTERM exits 0" "$DS_RC" 0
+check "--prom: nothing but the export in the directory" test "$(ls -A "$DIR")" = drainstat.prom
+check "--prom: stdout stays empty" test ! -s "$OUT"
+
+# a path that cannot be written: exit 74 at start, one line
+"$DRAINSTAT" --prom /nonexistent/dir/x.prom -d 1 >/dev/null 2>"$TMPDIR_TEST/err"
+expect_eq "--prom missing directory: exit 74" $? 74
+check "--prom missing directory: says so" grep -q 'cannot write /nonexistent/dir/x.prom' "$TMPDIR_TEST/err"
+exit 0

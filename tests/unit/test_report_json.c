@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The JSON report without a kernel: synthetic snapshots and the fixture kallsyms
+ * go through model__build() and report_json__print(), and the output must equal
+ * tests/golden/report*.json (regenerate with DRAINSTAT_GOLDEN_UPDATE=1 after
+ * checking the difference by eye). Every golden is also checked by jq when the
+ * machine has it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "hist.h"
+#include "ksyms.h"
+#include "model.h"
+#include "report_json.h"
+
+#define KALLSYMS "tests/fixtures/kallsyms-report"
+#define MS	 1000000ULL
+#define US	 1000ULL
+
+/* __queue_work, queue_work_on, __lru_add_drain_all, then the caller */
+static const __u64 fadvise_stack[] = {
+    0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815b14c0,
+    0xffffffff815b1600, 0xffffffff815b16e0, 0xffffffff8225a1a0, 0xffffffff81000100,
+};
+
+static const __u64 compaction_stack[] = {
+    0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815bb4f0,
+    0xffffffff815ec600, 0xffffffff817b0300, 0xffffffff816d8b00, 0xffffffff816d9100,
+    0xffffffff8225a1a0, 0xffffffff81000100,
+};
+
+static const __u64 khugepaged_stack[] = {
+    0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815bb4f0,
+    0xffffffff816a2d00, 0xffffffff81394f00, 0xffffffff81311600, 0xffffffff81249150,
+};
+
+struct site_spec {
+	int stack_id;
+	const char *comm;
+	const __u64 *ips;
+	int nr_ips, drains, works, self;
+	__u64 dispatch, run, wait;
+};
+
+/* Two compaction stacks (one row), khugepaged, and a comm no terminal or parser should trust. */
+static const struct site_spec specs[] = {
+    {1, "drainforce", fadvise_stack, 8, 300, 300, 1, 12 * US, 3 * US, 40 * US},
+    {2, "bash", compaction_stack, 10, 2, 4, 2, 30 * US, 900 * US, 2 * MS},
+    {3, "bash", compaction_stack, 9, 1, 2, 1, 25 * US, 800 * US, 1800 * US},
+    {4, "khugepaged", khugepaged_stack, 8, 3, 3, 0, 8 * US, 2 * US, 60 * US},
+    {-1, "evil\x1b\"\\\n\xff\xc3\xa9", NULL, 0, 1, 1, 0, 5 * US, 1 * US, 9 * US},
+};
+
+static void hist_fill(struct hist *h, __u64 first, __u64 step, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		__u64 v = first + step * (__u64)i;
+
+		h->count++;
+		h->sum += v;
+		h->bucket[hist_bucket(v)]++;
+		h->max = v > h->max ? v : h->max;
+	}
+}
+
+static void make_snapshot(struct snapshot *s)
+{
+	const int nr = (int)(sizeof(specs) / sizeof(specs[0]));
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->taken_ns = 10000 * MS;
+	s->sites = calloc((size_t)nr, sizeof(*s->sites));
+	s->cpus = calloc(2, sizeof(*s->cpus));
+	s->nr_sites = nr;
+	s->nr_cpus = 2;
+	for (i = 0; i < nr; i++) {
+		struct snap_site *site = &s->sites[i];
+		const struct site_spec *p = &specs[i];
+
+		site->key.stack_id = p->stack_id;
+		memcpy(site->key.comm, p->comm, strnlen(p->comm, sizeof(site->key.comm)));
+		if (p->nr_ips)
+			memcpy(site->ips, p->ips, sizeof(__u64) * (size_t)p->nr_ips);
+		site->nr_ips = p->nr_ips;
+		site->stats.drains = (__u64)p->drains;
+		site->stats.works = (__u64)p->works;
+		site->stats.self_works = (__u64)p->self;
+		hist_fill(&site->stats.dispatch_ns, p->dispatch, p->dispatch / 50, p->works);
+		hist_fill(&site->stats.run_ns, p->run, p->run / 100, p->works);
+		hist_fill(&site->stats.wait_ns, p->wait, p->wait / 40, p->drains);
+	}
+	s->cpus[0].works = 305;
+	hist_fill(&s->cpus[0].dispatch_ns, 12 * US, 240, 305);
+	hist_fill(&s->cpus[0].run_ns, 3 * US, 30, 305);
+	s->cpus[1].works = 5;
+	s->cpus[1].self_works = 3;
+	hist_fill(&s->cpus[1].dispatch_ns, 25 * US, 500, 5);
+	hist_fill(&s->cpus[1].run_ns, 800 * US, 8000, 5);
+	s->fadvise[FADVISE_DONTNEED].calls = 300;
+	s->fadvise[FADVISE_DONTNEED].escalations = 300;
+	hist_fill(&s->fadvise[FADVISE_DONTNEED].latency_ns, 50 * US, 1000, 300);
+	s->fadvise[1].calls = 1;
+	hist_fill(&s->fadvise[1].latency_ns, 900, 0, 1);
+	s->counters[CNT_STACK_LOST] = 1;
+	s->counters[CNT_WORK_UNSEEN] = 2;
+}
+
+static const struct model_info info = {
+    .mode = "tracepoint",
+    .kernel = "6.18.44-test",
+    .blind_spots = "drain entry or exit",
+    .wait_is_lower_bound = true,
+    .has_fadvise = true,
+    .cumulative = true,
+};
+
+static char *render(const struct model *m)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	report_json__print(f, m, "0.0.0");
+	fclose(f);
+	return buf;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* jq -e fails on anything but one valid JSON value that is neither false nor null. */
+static void check_jq(const char *path)
+{
+	char cmd[512];
+
+	if (system("command -v jq >/dev/null 2>&1")) {
+		printf("note: jq not found, %s not validated\n", path);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "jq -e . %s >/dev/null", path);
+	CHECK(system(cmd) == 0);
+}
+
+/* Renders m, compares with tests/golden/name, and checks it is one line of JSON. */
+static void check_golden(const char *name, const struct model *m)
+{
+	char path[256], *got = render(m), *want;
+	FILE *f;
+
+	CHECK(got && strchr(got, '\n') == got + strlen(got) - 1);
+	snprintf(path, sizeof(path), "tests/golden/%s", name);
+	if (getenv("DRAINSTAT_GOLDEN_UPDATE")) {
+		f = fopen(path, "w");
+		fputs(got, f);
+		fclose(f);
+	}
+	want = slurp(path);
+	CHECK(want != NULL);
+	if (want && strcmp(got, want))
+		fprintf(stderr, "  %s differs; got:\n%s", path, got);
+	CHECK(want && !strcmp(got, want));
+	check_jq(path);
+	free(got);
+	free(want);
+}
+
+static void test_json_tracepoint(void)
+{
+	struct ksyms *ks = NULL;
+	struct snapshot s;
+	struct model m;
+
+	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
+	make_snapshot(&s);
+	CHECK(model__build(&s, NULL, 0, ks, &info, &m) == 0);
+	CHECK(m.nr_sites == 4 && m.drains == 307 && m.works == 310);
+	check_golden("report.json", &m);
+	model__free(&m);
+	snapshot__free(&s);
+	ksyms__free(ks);
+}
+
+/* Exact wait, lock, empty and forced drains, local drains, IPIs, a pid filter. */
+static void test_json_full_mode(void)
+{
+	struct ksyms *ks = NULL;
+	struct snapshot s;
+	struct model m;
+	struct model_info i = info;
+
+	i.mode = "full";
+	i.blind_spots = NULL;
+	i.wait_is_lower_bound = false;
+	i.entry_visible = true;
+	i.has_ipi = true;
+	i.has_local = true;
+	i.filter_pid = 4242;
+	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
+	make_snapshot(&s);
+	s.sites[0].stats.drains += 20;
+	s.sites[0].stats.empty_drains = 20;
+	s.sites[0].stats.ipis = 290;
+	hist_fill(&s.sites[0].stats.lock_ns, 2 * US, 100, 300);
+	hist_fill(&s.sites[0].stats.local_ns, 700, 10, 8000);
+	s.sites[1].stats.forced_drains = 2;
+	s.cpus[0].ipis = 290;
+	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
+	CHECK(m.local_drains == 8000);
+	check_golden("report-full.json", &m);
+	model__free(&m);
+	snapshot__free(&s);
+	ksyms__free(ks);
+}
+
+static void test_json_empty(void)
+{
+	struct snapshot s = {.taken_ns = 5000 * MS};
+	struct model m;
+
+	CHECK(model__build(&s, NULL, 0, NULL, &info, &m) == 0);
+	check_golden("report-empty.json", &m);
+	model__free(&m);
+}
+
+static char *escape(const char *s, size_t len)
+{
+	static char out[256];
+	FILE *f = fmemopen(out, sizeof(out), "w");
+
+	report_json__string(f, s, len);
+	fclose(f);
+	return out;
+}
+
+static void test_json_escape(void)
+{
+	CHECK_STR(escape("a\"b", 16), "\"a\\\"b\"");
+	CHECK_STR(escape("a\\b", 16), "\"a\\\\b\"");
+	CHECK_STR(escape("a\nb\tc", 16), "\"a\\u000ab\\u0009c\"");
+	CHECK_STR(escape("\x1b[31m\x7f", 16), "\"\\u001b[31m\\u007f\"");
+	CHECK_STR(escape("\xff", 16), "\"\\u00ff\"");
+	/* valid UTF-8 passes; truncated, overlong, surrogate and stray bytes do not */
+	CHECK_STR(escape("caf\xc3\xa9 \xf0\x9f\x90\xa7", 16), "\"caf\xc3\xa9 \xf0\x9f\x90\xa7\"");
+	CHECK_STR(escape("\xc3", 16), "\"\\u00c3\"");
+	CHECK_STR(escape("caf\xc3\xa9", 4), "\"caf\\u00c3\"");
+	CHECK_STR(escape("\xc0\xaf", 16), "\"\\u00c0\\u00af\"");
+	CHECK_STR(escape("\xed\xa0\x80", 16), "\"\\u00ed\\u00a0\\u0080\"");
+	CHECK_STR(escape("\x80x", 16), "\"\\u0080x\"");
+	/* a comm fills its 16 bytes with no NUL: len bounds it */
+	CHECK_STR(escape("0123456789abcdefXYZ", 16), "\"0123456789abcdef\"");
+	CHECK_STR(escape("", 16), "\"\"");
+}
+
+int main(void)
+{
+	int failed = 0;
+
+	RUN(test_json_tracepoint);
+	RUN(test_json_full_mode);
+	RUN(test_json_empty);
+	RUN(test_json_escape);
+	return failed ? 1 : 0;
+}

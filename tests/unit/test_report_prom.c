@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Prometheus exposition from synthetic models: golden files in tests/golden/
+ * (regenerate with DRAINSTAT_GOLDEN_UPDATE=1 after checking the difference by
+ * eye), checked by promtool when it is installed; bucket edges, escaping, and the
+ * fold of small sites into site="other".
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "hist.h"
+#include "model.h"
+#include "report_prom.h"
+
+#define MS 1000000ULL
+#define US 1000ULL
+
+static const char *const advices[FADVISE_ADVICE_SLOTS] = {
+    "normal", "random", "sequential", "willneed", "dontneed", "noreuse", "other",
+};
+
+static void hist_fill(struct hist *h, __u64 first, __u64 step, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		__u64 v = first + step * (__u64)i;
+
+		h->count++;
+		h->sum += v;
+		h->bucket[hist_bucket(v)]++;
+		h->max = v > h->max ? v : h->max;
+	}
+}
+
+static struct model_site *add_row(struct model *m, const char *site, const char *comm, int drains,
+				  int self, __u64 dispatch, __u64 run, __u64 wait)
+{
+	struct model_site *r = &m->sites[m->nr_sites++];
+
+	snprintf(r->site, sizeof(r->site), "%s", site);
+	snprintf(r->comm, sizeof(r->comm), "%s", comm);
+	r->drains = (__u64)drains;
+	r->works = (__u64)drains + (__u64)self;
+	r->self_works = (__u64)self;
+	hist_fill(&r->dispatch_ns, dispatch, dispatch / 50, drains + self);
+	hist_fill(&r->run_ns, run, run / 100, drains + self);
+	hist_fill(&r->wait_ns, wait, wait / 40, drains);
+	return r;
+}
+
+static const struct model_info tracepoint_info = {
+    .mode = "tracepoint",
+    .kernel = "6.18.44-test",
+    .wait_is_lower_bound = true,
+    .has_fadvise = true,
+    .cumulative = true,
+};
+
+/* drainforce's fadvise drains, compaction from two comms, khugepaged, two victim CPUs. */
+static void make_model(struct model *m, const struct model_info *info)
+{
+	int i;
+
+	memset(m, 0, sizeof(*m));
+	m->info = *info;
+	m->sites = calloc(8, sizeof(*m->sites));
+	add_row(m, "generic_fadvise", "drainforce", 300, 1, 12 * US, 3 * US, 40 * US);
+	add_row(m, "sysctl_compaction_handler", "bash", 3, 3, 30 * US, 900 * US, 2 * MS);
+	add_row(m, "sysctl_compaction_handler", "sh", 1, 0, 25 * US, 800 * US, 1800 * US);
+	add_row(m, "khugepaged_do_scan", "khugepaged", 3, 0, 8 * US, 2 * US, 60 * US);
+	m->cpus = calloc(2, sizeof(*m->cpus));
+	m->nr_cpus = 2;
+	m->cpus[0].works = 305;
+	hist_fill(&m->cpus[0].dispatch_ns, 12 * US, 240, 305);
+	hist_fill(&m->cpus[0].run_ns, 3 * US, 30, 305);
+	m->cpus[1].cpu = 3;
+	m->cpus[1].works = 6;
+	m->cpus[1].self_works = 4;
+	hist_fill(&m->cpus[1].dispatch_ns, 25 * US, 500, 6);
+	hist_fill(&m->cpus[1].run_ns, 800 * US, 8000, 6);
+	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++)
+		m->fadvise[i].advice = advices[i];
+	m->fadvise[FADVISE_DONTNEED].calls = 300;
+	m->fadvise[FADVISE_DONTNEED].escalations = 300;
+	m->fadvise[1].calls = 1;
+	m->counters[CNT_STACK_LOST] = 1;
+	m->counters[CNT_WORK_UNSEEN] = 2;
+}
+
+static char *render(const struct model *m, int max_sites)
+{
+	struct prom_opts o = {.max_sites = max_sites, .version = "0.0.0"};
+	char *got = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&got, &len);
+
+	report_prom__print(f, m, &o);
+	fclose(f);
+	return got;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	buf = calloc(1, (size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/* Renders m and compares with tests/golden/name, which promtool must accept. */
+static void check_golden(const char *name, const struct model *m)
+{
+	char path[256], cmd[512], *got = render(m, 10), *want;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "tests/golden/%s", name);
+	if (getenv("DRAINSTAT_GOLDEN_UPDATE")) {
+		f = fopen(path, "w");
+		fputs(got, f);
+		fclose(f);
+	}
+	want = read_file(path);
+	CHECK(want != NULL);
+	if (want && strcmp(got, want))
+		fprintf(stderr, "  %s differs; got:\n%s", path, got);
+	CHECK(want && !strcmp(got, want));
+	CHECK(got[strlen(got) - 1] == '\n');
+	if (!system("command -v promtool >/dev/null 2>&1")) {
+		snprintf(cmd, sizeof(cmd), "promtool check metrics < %s", path);
+		CHECK(system(cmd) == 0);
+	}
+	free(got);
+	free(want);
+}
+
+static void model_free(struct model *m)
+{
+	free(m->sites);
+	free(m->cpus);
+}
+
+static void test_prom_tracepoint(void)
+{
+	struct model m;
+
+	make_model(&m, &tracepoint_info);
+	check_golden("report.prom", &m);
+	model_free(&m);
+}
+
+/* Full mode: lock time, empty and forced drains, local drains, IPIs. */
+static void test_prom_full(void)
+{
+	struct model_info i = tracepoint_info;
+	struct model_site *r;
+	struct model m;
+
+	i.mode = "full";
+	i.wait_is_lower_bound = false;
+	i.entry_visible = true;
+	i.has_ipi = true;
+	i.has_local = true;
+	make_model(&m, &i);
+	r = &m.sites[0];
+	r->drains += 20;
+	r->empty_drains = 20;
+	r->ipis = 290;
+	hist_fill(&r->lock_ns, 2 * US, 100, 300);
+	hist_fill(&r->local_ns, 700, 10, 8000);
+	m.sites[1].forced_drains = 2;
+	check_golden("report-full.prom", &m);
+	model_free(&m);
+}
+
+/* le="2^k ns" counts exactly the samples below 2^k ns: the edges are bucket edges. */
+static void test_prom_bucket_edges(void)
+{
+	struct model m;
+	char *got;
+
+	memset(&m, 0, sizeof(m));
+	m.info = tracepoint_info;
+	m.info.has_fadvise = false;
+	m.sites = calloc(1, sizeof(*m.sites));
+	add_row(&m, "s", "c", 1, 0, 1, 1, 1);
+	memset(&m.sites[0].wait_ns, 0, sizeof(struct hist));
+	hist_fill(&m.sites[0].wait_ns, 1023, 1, 2);	  /* 1023, 1024 */
+	hist_fill(&m.sites[0].wait_ns, 4095, 1, 2);	  /* 4095, 4096 */
+	hist_fill(&m.sites[0].wait_ns, 1ULL << 40, 0, 1); /* past the last edge */
+	got = render(&m, 0);
+	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000001024\"} 1\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000004096\"} 3\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000016384\"} 4\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"17.179869184\"} 4\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"+Inf\"} 5\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_count{site=\"s\"} 5\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_sum{site=\"s\"} 1099.511638014\n"));
+	CHECK(!strstr(got, "drainstat_fadvise"));
+	free(got);
+	model_free(&m);
+}
+
+static void test_prom_escape(void)
+{
+	struct model m;
+	char *got;
+
+	make_model(&m, &tracepoint_info);
+	snprintf(m.sites[3].site, sizeof(m.sites[3].site), "a\"b\\c\nd\xc3");
+	m.info.kernel = "6.1\"x";
+	got = render(&m, 10);
+	CHECK(strstr(got, "drainstat_drains_total{site=\"a\\\"b\\\\c\\nd?\"} 3\n"));
+	CHECK(strstr(got, "kernel=\"6.1\\\"x\"} 1\n"));
+	free(got);
+	model_free(&m);
+}
+
+/* Sites merge across comms, then all but the largest total wait fold into "other". */
+static void test_prom_other(void)
+{
+	struct model m;
+	char *got;
+
+	make_model(&m, &tracepoint_info);
+	got = render(&m, 1);
+	CHECK(strstr(got, "drainstat_drains_total{site=\"generic_fadvise\"} 300\n"));
+	CHECK(strstr(got, "drainstat_drains_total{site=\"other\"} 7\n"));
+	CHECK(strstr(got, "drainstat_works_total{site=\"other\",kind=\"self\"} 3\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_count{site=\"other\"} 7\n"));
+	CHECK(!strstr(got, "site=\"khugepaged_do_scan\""));
+	CHECK(!strstr(got, "comm="));
+	free(got);
+	got = render(&m, 2);
+	CHECK(strstr(got, "drainstat_drains_total{site=\"sysctl_compaction_handler\"} 4\n"));
+	CHECK(strstr(got, "drainstat_drains_total{site=\"other\"} 3\n"));
+	free(got);
+	got = render(&m, 3);
+	CHECK(!strstr(got, "site=\"other\""));
+	free(got);
+	model_free(&m);
+}
+
+int main(void)
+{
+	int failed = 0;
+
+	RUN(test_prom_tracepoint);
+	RUN(test_prom_full);
+	RUN(test_prom_bucket_edges);
+	RUN(test_prom_escape);
+	RUN(test_prom_other);
+	return failed ? 1 : 0;
+}
