@@ -25,7 +25,13 @@ char LICENSE[] SEC("license") = "GPL";
  */
 extern const void lru_add_drain_per_cpu __ksym;
 #define drain_work_fn ((__u64)&lru_add_drain_per_cpu)
+/* Filters (-p, -c, --cgroup, -C); any_filter says whether any is set. */
 const volatile __u32 filter_tgid;
+const volatile char filter_comm[DRAINSTAT_COMM_LEN];
+const volatile __u64 filter_cgroup_id;
+const volatile bool filter_victims;
+const volatile __u64 victim_cpus[DRAINSTAT_MAX_CPUS / 64];
+const volatile bool any_filter;
 const volatile bool entry_visible; /* full and kprobe modes */
 /*
  * Tracepoint mode cannot see a drain's entry: the works one task queues back to
@@ -256,6 +262,44 @@ static __always_inline void drain_reopen(struct drain_state *d)
 	__sync_fetch_and_add(&open_drains, 1);
 }
 
+static __always_inline bool comm_selected(void)
+{
+	char comm[DRAINSTAT_COMM_LEN];
+	int i;
+
+	bpf_get_current_comm(comm, sizeof(comm));
+	for (i = 0; i < DRAINSTAT_COMM_LEN; i++) {
+		if (comm[i] != filter_comm[i])
+			return false;
+		if (!comm[i])
+			break;
+	}
+	return true;
+}
+
+/* Whether the current task is one the filters keep: -p, -c and --cgroup. */
+static __always_inline bool task_selected(__u64 pid_tgid)
+{
+	if (filter_tgid && (pid_tgid >> 32) != filter_tgid)
+		return false;
+	if (filter_cgroup_id && bpf_get_current_cgroup_id() != filter_cgroup_id)
+		return false;
+	return !filter_comm[0] || comm_selected();
+}
+
+/* -C: only works to these CPUs. */
+static __always_inline bool victim_selected(int cpu)
+{
+	__u32 c;
+
+	if (!filter_victims)
+		return true;
+	c = (__u32)cpu;
+	if (cpu < 0 || c >= DRAINSTAT_MAX_CPUS)
+		return false;
+	return victim_cpus[c / 64] & (1ULL << (c % 64));
+}
+
 /* A work queued by a drain seen at entry: the first one ends the lock phase. */
 static __always_inline void queue_in_call(struct drain_state *d, __u64 now)
 {
@@ -279,7 +323,7 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 	struct drain_state *d;
 	__u64 nvcsw;
 
-	if (filter_tgid && (pid_tgid >> 32) != filter_tgid)
+	if (!task_selected(pid_tgid) || !victim_selected(target_cpu))
 		return;
 	nvcsw = task->nvcsw;
 	d = bpf_map_lookup_elem(&drains, &tid);
@@ -364,7 +408,8 @@ static __always_inline void on_end(struct work_struct *work)
 	bool self;
 
 	if (!ws) {
-		if (!filter_tgid)
+		/* with a filter, the works it dropped at queue time end here too */
+		if (!any_filter)
 			count(CNT_WORK_UNSEEN);
 		return;
 	}
@@ -399,7 +444,7 @@ static __always_inline void drain_enter(void *ctx, bool forced)
 	struct drain_state d = {}, *open;
 	struct site_stats *s;
 
-	if (filter_tgid && (pid_tgid >> 32) != filter_tgid)
+	if (!task_selected(pid_tgid))
 		return;
 	open = bpf_map_lookup_elem(&drains, &tid);
 	if (open && open->in_call) {
@@ -456,7 +501,7 @@ static __always_inline void local_enter(void *ctx)
 	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
 	struct local_call call = {};
 
-	if (filter_tgid && (pid_tgid >> 32) != filter_tgid)
+	if (!task_selected(pid_tgid))
 		return;
 	if (d && d->in_call)
 		return;
@@ -550,7 +595,7 @@ int drainstat_fadvise_enter(struct trace_event_raw_sys_enter *ctx)
 	__u32 tid = (__u32)pid_tgid;
 	struct fadvise_call call = {};
 
-	if (filter_tgid && (pid_tgid >> 32) != filter_tgid)
+	if (!task_selected(pid_tgid))
 		return 0;
 	call.start_ns = bpf_ktime_get_ns();
 	call.advice = (__u32)ctx->args[3];

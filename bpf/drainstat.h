@@ -9,6 +9,7 @@
 
 #define DRAINSTAT_COMM_LEN	  16
 #define DRAINSTAT_MAX_STACK_DEPTH 32
+#define DRAINSTAT_MAX_CPUS	  1024 /* -C takes CPUs below this */
 
 /*
  * Log-linear histogram of nanoseconds: values 0..7 get a bucket each, then every

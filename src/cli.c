@@ -25,7 +25,7 @@ static const char doc[] =
     "  drainstat 5 3          # three 5-second reports\n"
     "  drainstat -p 1234 -H   # drains caused by process 1234, with histograms";
 
-enum { OPT_PROM = 1000, OPT_PROM_SITES };
+enum { OPT_PROM = 1000, OPT_PROM_SITES, OPT_CGROUP };
 
 static const char args_doc[] = "[INTERVAL [COUNT]]";
 
@@ -35,6 +35,11 @@ static const struct argp_option options[] = {
     {"stacks", 's', NULL, 0, "Print each site's kernel stacks", 0},
     {"histograms", 'H', NULL, 0, "Print dispatch, run and wait histograms per site", 0},
     {"verbose", 'v', NULL, 0, "Say more about setup (repeat for libbpf's messages)", 0},
+    {"comm", 'c', "COMM", 0, "Only drains and fadvise calls of tasks named COMM", 0},
+    {"cgroup", OPT_CGROUP, "PATH", 0,
+     "Only drains and fadvise calls of tasks in the cgroup v2 at PATH", 0},
+    {"cpus", 'C', "CPULIST", 0, "Only works to these (victim) CPUs, e.g. 2-3,6: the isolated ones",
+     0},
     {"json", 'j', NULL, 0, "Print each report as one JSON object on one line", 0},
     {"prom", OPT_PROM, "FILE", 0,
      "Write Prometheus metrics to FILE (atomically) every INTERVAL seconds (default 15), "
@@ -62,6 +67,45 @@ int cli__parse_positive(const char *s, __u64 max, __u64 *out)
 	if (errno || *end || v == 0 || v > max)
 		return -EINVAL;
 	*out = v;
+	return 0;
+}
+
+static int parse_cpu(const char **p, unsigned long *cpu)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)**p))
+		return -EINVAL;
+	errno = 0;
+	*cpu = strtoul(*p, &end, 10);
+	if (errno || *cpu >= DRAINSTAT_MAX_CPUS)
+		return -EINVAL;
+	*p = end;
+	return 0;
+}
+
+int cli__parse_cpulist(const char *s, __u64 *mask)
+{
+	__u64 bits[DRAINSTAT_MAX_CPUS / 64] = {};
+	unsigned long first, last, c;
+	const char *p = s;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (;;) {
+		if (parse_cpu(&p, &first))
+			return -EINVAL;
+		last = first;
+		if (*p == '-' && (p++, parse_cpu(&p, &last) || last < first))
+			return -EINVAL;
+		for (c = first; c <= last; c++)
+			bits[c / 64] |= 1ULL << (c % 64);
+		if (!*p)
+			break;
+		if (*p++ != ',')
+			return -EINVAL;
+	}
+	memcpy(mask, bits, sizeof(bits));
 	return 0;
 }
 
@@ -145,6 +189,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'j':
 		o->json = true;
+		break;
+	case 'c':
+		if (!*arg || strlen(arg) >= DRAINSTAT_COMM_LEN)
+			usage_error("invalid -c '%s': expected 1 to 15 characters", arg);
+		o->comm = arg;
+		break;
+	case OPT_CGROUP:
+		o->cgroup = arg;
+		break;
+	case 'C':
+		if (cli__parse_cpulist(arg, o->victims))
+			usage_error("invalid -C '%s': expected CPUs such as 0-3,8 (below 1024)",
+				    arg);
+		o->victims_set = true;
 		break;
 	case OPT_PROM:
 		if (!*arg)

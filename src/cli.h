@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include <linux/types.h>
+#include "drainstat.h"
 #include "tracer.h"
 
 enum exit_code {
@@ -13,6 +14,7 @@ enum exit_code {
 	EXIT_RUNTIME = 1,      /* a map could not be read, out of memory, ... */
 	EXIT_USAGE = 64,       /* bad arguments */
 	EXIT_NO_PROCESS = 65,  /* -p names no running process */
+	EXIT_NO_CGROUP = 66,   /* --cgroup names no cgroup v2 directory */
 	EXIT_NO_BTF = 69,      /* the kernel exposes no BTF */
 	EXIT_NO_SYMBOL = 70,   /* no lru_add_drain_per_cpu in /proc/kallsyms */
 	EXIT_NO_TRACEFS = 71,  /* tracefs not mounted and cannot be */
@@ -23,17 +25,21 @@ enum exit_code {
 };
 
 struct options {
-	__u64 duration_ns;     /* -d: stop after this long; 0 = until a signal */
-	__u64 interval_ns;     /* INTERVAL: 0 = one report at the end */
-	__u64 count;	       /* COUNT: reports to print with INTERVAL; 0 = unbounded */
-	pid_t pid;	       /* -p: 0 = every process */
-	enum drain_mode mode;  /* --mode */
-	bool stacks;	       /* -s */
-	bool json;	       /* -j: one JSON object per report */
-	const char *prom_path; /* --prom: Prometheus textfile export, cumulative */
-	__u32 prom_sites;      /* --prom-sites: sites kept by name, the rest "other" */
-	bool histograms;       /* -H */
-	int verbose;	       /* -v, repeatable */
+	__u64 duration_ns;    /* -d: stop after this long; 0 = until a signal */
+	__u64 interval_ns;    /* INTERVAL: 0 = one report at the end */
+	__u64 count;	      /* COUNT: reports to print with INTERVAL; 0 = unbounded */
+	pid_t pid;	      /* -p: 0 = every process */
+	enum drain_mode mode; /* --mode */
+	bool stacks;	      /* -s */
+	const char *comm;     /* -c: only tasks of this name */
+	const char *cgroup;   /* --cgroup: only tasks in this cgroup (v2 path) */
+	bool victims_set;     /* -C given */
+	__u64 victims[DRAINSTAT_MAX_CPUS / 64]; /* -C: only works to these CPUs */
+	bool json;				/* -j: one JSON object per report */
+	const char *prom_path;			/* --prom: Prometheus textfile export, cumulative */
+	__u32 prom_sites; /* --prom-sites: sites kept by name, the rest "other" */
+	bool histograms;  /* -H */
+	int verbose;	  /* -v, repeatable */
 };
 
 /* Parses argv into opts; prints a one-line error and exits EXIT_USAGE on bad input. */
@@ -41,6 +47,8 @@ void cli__parse(int argc, char **argv, struct options *opts);
 
 /* "10", "2.5", "0.1": seconds into nanoseconds, > 0 and at most a year. 0 or -EINVAL. */
 int cli__parse_seconds(const char *s, __u64 *ns);
+/* "0-3,8,10-11": CPUs below DRAINSTAT_MAX_CPUS into a bitmap. 0 or -EINVAL. */
+int cli__parse_cpulist(const char *s, __u64 *mask);
 /* A positive decimal integer no larger than max. 0 or -EINVAL. */
 int cli__parse_positive(const char *s, __u64 max, __u64 *out);
 

@@ -68,6 +68,7 @@ struct model_info {
 	bool has_local;
 	bool cumulative; /* since start rather than since the previous report */
 	__u32 filter_pid;
+	const char *filters; /* the other filters, described; NULL if none */
 };
 
 struct model {

@@ -33,6 +33,8 @@ void report_text__header(FILE *f, const struct model_info *info, const char *ver
 	fprintf(f, "drainstat %s: mode %s, kernel %s", version, info->mode, info->kernel);
 	if (info->filter_pid)
 		fprintf(f, ", pid %u only", info->filter_pid);
+	if (info->filters)
+		fprintf(f, ", %s only", info->filters);
 	fprintf(f, "\n");
 	if (info->blind_spots)
 		fprintf(f, "%s mode cannot see %s\n", info->mode, info->blind_spots);

@@ -7,7 +7,10 @@
 #include <string.h>
 #include <stdarg.h>
 #include <time.h>
+#include <fcntl.h>
+#include <sys/statfs.h>
 #include <sys/utsname.h>
+#include <linux/magic.h>
 
 #include "ksyms.h"
 #include "model.h"
@@ -31,6 +34,8 @@ struct session {
 	int tracefs_mounted;
 	struct utsname uts;
 	char blind_spots[256];
+	__u64 cgroup_id;
+	char filters[512];
 	struct model_info info;
 };
 
@@ -134,6 +139,72 @@ static int process_of(pid_t pid)
 	return tgid;
 }
 
+/*
+ * A cgroup v2 directory's id, what bpf_get_current_cgroup_id() returns: the
+ * kernfs node id, read through a file handle.
+ */
+static int cgroup_id_of(const char *path, __u64 *id)
+{
+	struct {
+		struct file_handle fh;
+		__u64 id;
+	} h = {.fh.handle_bytes = sizeof(__u64)};
+	struct statfs st;
+	int mount_id;
+
+	if (statfs(path, &st))
+		return -errno;
+	if (st.f_type != CGROUP2_SUPER_MAGIC)
+		return -ENOTDIR;
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
+		return -errno;
+	*id = h.id;
+	return 0;
+}
+
+static int check_cgroup(struct session *s)
+{
+	int err;
+
+	if (!s->opts->cgroup)
+		return EXIT_OK;
+	err = cgroup_id_of(s->opts->cgroup, &s->cgroup_id);
+	if (err == -ENOTDIR)
+		return fail(EXIT_NO_CGROUP, "%s is not a cgroup v2 directory", s->opts->cgroup);
+	if (err)
+		return fail(EXIT_NO_CGROUP, "cannot use cgroup %s: %s", s->opts->cgroup,
+			    strerror(-err));
+	return EXIT_OK;
+}
+
+/* "comm foo, cgroup /sys/fs/cgroup/x, CPUs 2-3": the filters, for the header. */
+static void describe_filters(const struct options *o, char *buf, size_t size)
+{
+	size_t n = 0;
+	int c, first = -1;
+
+	buf[0] = '\0';
+	if (o->comm)
+		n += (size_t)snprintf(buf + n, size - n, "comm %s", o->comm);
+	if (o->cgroup && n < size)
+		n += (size_t)snprintf(buf + n, size - n, "%scgroup %s", n ? ", " : "", o->cgroup);
+	if (!o->victims_set || n >= size)
+		return;
+	n += (size_t)snprintf(buf + n, size - n, "%sCPUs ", n ? ", " : "");
+	for (c = 0; c <= DRAINSTAT_MAX_CPUS && n < size; c++) {
+		bool on = c < DRAINSTAT_MAX_CPUS && (o->victims[c / 64] >> (c % 64) & 1);
+
+		if (on && first < 0)
+			first = c;
+		if (on || first < 0)
+			continue;
+		n += (size_t)snprintf(buf + n, size - n, buf[n - 1] == ' ' ? "%d" : ",%d", first);
+		if (c - 1 > first && n < size)
+			n += (size_t)snprintf(buf + n, size - n, "-%d", c - 1);
+		first = -1;
+	}
+}
+
 /* -p takes a process: the BPF side compares the thread group ID. */
 static int check_pid(pid_t pid)
 {
@@ -217,6 +288,9 @@ static int start_tracer(struct session *s)
 {
 	struct tracer_opts topts = {
 	    .filter_tgid = (__u32)s->opts->pid,
+	    .filter_comm = s->opts->comm,
+	    .filter_cgroup_id = s->cgroup_id,
+	    .filter_victims = s->opts->victims_set ? s->opts->victims : NULL,
 	    .mode = s->opts->mode,
 	    .drain_fn =
 		ksyms__get_symbol(s->ksyms, "__lru_add_drain_all") ? "__lru_add_drain_all" : NULL,
@@ -274,6 +348,7 @@ static void describe(struct session *s)
 	    .has_local = f->local,
 	    .cumulative = !s->opts->interval_ns,
 	    .filter_pid = (__u32)s->opts->pid,
+	    .filters = s->filters[0] ? s->filters : NULL,
 	};
 	note(s, "mode %s: drain entry/exit %s, local drains %s, IPIs %s, fadvise %s", s->info.mode,
 	     s->info.entry_visible ? "hooked" : "not hooked", f->local ? "hooked" : "not hooked",
@@ -284,7 +359,10 @@ static int setup(struct session *s)
 {
 	int code;
 
+	describe_filters(s->opts, s->filters, sizeof(s->filters));
 	code = check_pid(s->opts->pid);
+	if (code == EXIT_OK)
+		code = check_cgroup(s);
 	if (code == EXIT_OK)
 		code = check_kernel(s);
 	if (code == EXIT_OK)

@@ -138,6 +138,17 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 	int i, err = 0;
 
 	skel->rodata->filter_tgid = opts->filter_tgid;
+	if (opts->filter_comm)
+		strncpy((char *)skel->rodata->filter_comm, opts->filter_comm,
+			sizeof(skel->rodata->filter_comm) - 1);
+	skel->rodata->filter_cgroup_id = opts->filter_cgroup_id;
+	if (opts->filter_victims) {
+		skel->rodata->filter_victims = true;
+		memcpy((void *)skel->rodata->victim_cpus, opts->filter_victims,
+		       sizeof(skel->rodata->victim_cpus));
+	}
+	skel->rodata->any_filter = opts->filter_tgid || opts->filter_comm ||
+				   opts->filter_cgroup_id || opts->filter_victims;
 	skel->rodata->entry_visible = mode != MODE_TRACEPOINT;
 	for (prog = bpf_object__next_program(skel->obj, NULL); prog;
 	     prog = bpf_object__next_program(skel->obj, prog))

@@ -20,8 +20,11 @@ enum drain_mode {
 };
 
 struct tracer_opts {
-	__u32 filter_tgid; /* 0: every process */
-	__u32 max_sites;   /* 0: the BPF object's default */
+	__u32 filter_tgid;	     /* 0: every process */
+	const char *filter_comm;     /* NULL: every comm */
+	__u64 filter_cgroup_id;	     /* 0: every cgroup */
+	const __u64 *filter_victims; /* NULL: every target CPU, else a bitmap of them */
+	__u32 max_sites;	     /* 0: the BPF object's default */
 	__u32 max_stacks;
 	enum drain_mode mode;
 	const char *drain_fn;	/* __lru_add_drain_all's symbol if it has one (6.18), else NULL */

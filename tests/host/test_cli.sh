@@ -29,6 +29,16 @@ bad_args 1 2 3
 bad_args x
 bad_args --no-such-option
 bad_args -d 99999999999999999999
+bad_args -C ''
+bad_args -C 1-0
+bad_args -C 1024
+bad_args -C 0,,1
+bad_args -c ''
+bad_args -c 0123456789abcdef
+bad_args --prom ''
+bad_args --prom x.prom -j
+bad_args --prom-sites 0
+bad_args --mode bogus
 
 check "--version" bash -c "'$DRAINSTAT' --version | grep -q '^drainstat [0-9]'"
 check "--help exits 0 and shows the synopsis" bash -c "'$DRAINSTAT' --help | grep -q 'INTERVAL'"

@@ -50,6 +50,24 @@ static void test_positive(void)
 	CHECK(cli__parse_positive("18446744073709551616", ~0ULL, &v) == -EINVAL);
 }
 
+static void test_cpulist(void)
+{
+	static const char *const bad[] = {"",	  ",",	    "1,", ",1", "1-",	"-1",  "3-1",
+					  "1024", "0-1024", "a",  "1 ", "1,,2", "0x1", "1-2-3"};
+	__u64 mask[DRAINSTAT_MAX_CPUS / 64];
+	size_t i;
+
+	CHECK(cli__parse_cpulist("0", mask) == 0 && mask[0] == 1);
+	CHECK(cli__parse_cpulist("0-3,8", mask) == 0 && mask[0] == 0x10f && mask[1] == 0);
+	CHECK(cli__parse_cpulist("63-64,1023", mask) == 0);
+	CHECK(mask[0] == 1ULL << 63 && mask[1] == 1 && mask[15] == 1ULL << 63);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (cli__parse_cpulist(bad[i], mask) != -EINVAL)
+			fprintf(stderr, "  accepted \"%s\"\n", bad[i]);
+		CHECK(cli__parse_cpulist(bad[i], mask) == -EINVAL);
+	}
+}
+
 static void test_units(void)
 {
 	char b[UNITS_DURATION_LEN];
@@ -74,6 +92,7 @@ int main(void)
 	RUN(test_seconds_valid);
 	RUN(test_seconds_invalid);
 	RUN(test_positive);
+	RUN(test_cpulist);
 	RUN(test_units);
 	return failed ? 1 : 0;
 }
