@@ -110,9 +110,16 @@ vmlinux:
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux_$$(uname -r | cut -d. -f1-2).h
 	ln -sf vmlinux_$$(uname -r | cut -d. -f1-2).h vmlinux/$(ARCH)/vmlinux.h
 
+# $(PREFIX)/lib/systemd/system: systemd reads /usr/local/lib/systemd/system for
+# units an administrator installs (systemd.unit(5)), /usr/lib/systemd/system
+# for packages (PREFIX=/usr); /etc/systemd/system is for local overrides.
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+
 install: drainstat
 	install -D -m 0755 drainstat $(DESTDIR)$(PREFIX)/sbin/drainstat
 	install -D -m 0644 man/drainstat.8 $(DESTDIR)$(PREFIX)/share/man/man8/drainstat.8
+	sed 's|^ExecStart=/usr/local/|ExecStart=$(PREFIX)/|' dist/drainstat.service >$(OUT)/drainstat.service
+	install -D -m 0644 $(OUT)/drainstat.service $(DESTDIR)$(UNITDIR)/drainstat.service
 
 clean:
 	rm -rf $(OUT) drainstat

@@ -233,8 +233,8 @@ static int load_symbols(struct session *s)
 
 	if (err == -EPERM)
 		return fail(EXIT_NO_KALLSYMS,
-			    "kernel addresses in %s are hidden; run as root or "
-			    "set kernel.kptr_restrict=0",
+			    "kernel addresses in %s are hidden: run as root, or with "
+			    "CAP_SYSLOG (kernel.kptr_restrict=1), or set kernel.kptr_restrict=0",
 			    KALLSYMS);
 	if (err)
 		return fail(EXIT_NO_KALLSYMS, "cannot read %s: %s", KALLSYMS, strerror(-err));

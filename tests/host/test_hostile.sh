@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A comm holding '"', '\', a newline and an ESC: the text report escapes it,
+# JSON round-trips it, the Prometheus export (no comm label) stays valid.
+set -u
+. tests/host/lib.sh
+
+N=20
+COMM=$'ev"l\\\n\x1b'$$
+COMM=${COMM:0:15}
+# shellcheck disable=SC2317 # called through check
+jq_ok() { jq -e "$@" >/dev/null; }
+bytes() { od -An -tx1 | tr -s ' \n' ' '; }
+
+# forced_drains ARGS...: drainstat ARGS -p <drainforce> around N forced drains
+# under COMM (as in test_export.sh). Output in $OUT.
+forced_drains() {
+	local wl
+	"$WORKLOADS/drainforce" -W -n $N -c "$COMM" "$TMPDIR_TEST/data" &
+	wl=$!
+	wait_comm $wl "$COMM" || return 1
+	"$DRAINSTAT" -v "$@" -p $wl >"$OUT" 2>"$OUT.err" &
+	DS_PID=$!
+	for _ in $(seq 200); do
+		grep -q '^drainstat: mode ' "$OUT.err" && break
+		sleep 0.1
+	done
+	kill -USR1 $wl
+	wait $wl
+}
+
+# plain text: one line per site, no raw control bytes, the comm escaped
+OUT=$TMPDIR_TEST/text
+forced_drains
+kill -INT "$DS_PID"
+wait_drainstat
+expect_eq "text: exit 0" "$DS_RC" 0
+check "text: no raw ESC" bash -c "! grep -q $'\x1b' '$OUT'"
+# \ as \x5c too: every escape reads \xHH
+check "text: the site row holds the escaped comm" \
+	grep -qF 'generic_fadvise ev"l\x5c\x0a\x1b' "$OUT"
+expect_eq "text: drains in that row" \
+	"$(awk '$1 == "generic_fadvise" && $2 ~ /^ev"l/ { print $3 }' "$OUT")" $N
+
+# JSON: valid, and .comm decodes to the very bytes
+OUT=$TMPDIR_TEST/json
+forced_drains -j
+kill -INT "$DS_PID"
+wait_drainstat
+expect_eq "-j: exit 0" "$DS_RC" 0
+expect_eq "-j: one line" "$(wc -l <"$OUT")" 1
+check "-j: valid JSON" jq_ok . "$OUT"
+expect_eq "-j: comm round-trips" \
+	"$(jq -j '.sites[] | select(.site == "generic_fadvise" and (.comm | startswith("ev"))) | .comm' "$OUT" | bytes)" \
+	"$(printf '%s' "$COMM" | bytes)"
+expect_eq "-j: drains" "$(jq --arg c "$COMM" '.sites[] | select(.site == "generic_fadvise" and .comm == $c) | .drains' "$OUT")" $N
+
+# --prom: comm is no label; the file stays valid for promtool and node_exporter
+OUT=$TMPDIR_TEST/prom-stdout
+DIR=$TMPDIR_TEST/textfile
+mkdir -p "$DIR"
+PROM=$DIR/drainstat.prom
+forced_drains --prom "$PROM" 0.5
+sleep 1.2
+kill -TERM "$DS_PID"
+wait_drainstat
+expect_eq "--prom: exit 0" "$DS_RC" 0
+check "--prom: promtool check metrics" bash -c "promtool check metrics < '$PROM'"
+check "--prom: no control bytes" bash -c "! LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n' < '$PROM')"
+check "--prom: no comm" bash -c "! grep -q 'ev\"l' '$PROM'"
+expect_eq "--prom: drains" \
+	"$(awk '$1 == "drainstat_drains_total{site=\"generic_fadvise\"}" { print $2 }' "$PROM")" $N
+PORT=$((20000 + RANDOM % 20000))
+prometheus-node-exporter --web.listen-address=127.0.0.1:$PORT --collector.disable-defaults \
+	--collector.textfile --collector.textfile.directory="$DIR" >"$TMPDIR_TEST/ne.log" 2>&1 &
+NE=$!
+for _ in $(seq 50); do
+	curl -sf "http://127.0.0.1:$PORT/metrics" >"$TMPDIR_TEST/scrape" && break
+	sleep 0.1
+done
+check "node_exporter: node_textfile_scrape_error 0" grep -q '^node_textfile_scrape_error 0$' "$TMPDIR_TEST/scrape"
+check "node_exporter: drainstat series" grep -q '^drainstat_drains_total{site="generic_fadvise"} ' "$TMPDIR_TEST/scrape"
+kill $NE
+exit 0
