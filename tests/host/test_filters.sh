@@ -26,15 +26,22 @@ run_filtered() {
 
 none() { :; }
 
+# A filter keeps the workload's drains: all of them but for the rare round that
+# piggybacks on a drain someone else ran at that moment (test_drains.sh holds
+# the exact truth; here the question is kept or dropped).
+kept() {
+	expect_range "$1" "$2" $((N - 2)) $N
+}
+
 COMM=dsfc$$
 run_filtered comm-match "$COMM" none -c "$COMM"
-expect_eq "-c COMM: its drains" "$(site_field "$OUT" generic_fadvise "$COMM" 3)" $N
+kept "-c COMM: its drains" "$(site_field "$OUT" generic_fadvise "$COMM" 3)"
 check "-c COMM: header says so" grep -q ", comm $COMM only$" "$OUT"
 run_filtered comm-other "$COMM" none -c nosuchcomm
 check "-c other: none of them" grep -q '^no drains$' "$OUT"
 
 run_filtered cpus-victim "$COMM" none -C 0 -c "$COMM"
-expect_eq "-C 0: the works on CPU 0" "$(cpu_field "$OUT" 0 2)" $N
+kept "-C 0: the works on CPU 0" "$(cpu_field "$OUT" 0 2)"
 run_filtered cpus-other "$COMM" none -C 1 -c "$COMM"
 check "-C 1: none of the works on CPU 0" bash -c "! grep -q '^0 ' '$OUT'"
 
@@ -45,7 +52,7 @@ if [ -n "$V2" ] && mkdir "$V2/drainstat-test.$$" 2>/dev/null; then
 	mkdir "$CG-empty"
 	join_cg() { echo "$1" >"$CG/cgroup.procs"; }
 	run_filtered cgroup-match "$COMM" join_cg --cgroup "$CG"
-	expect_eq "--cgroup: its drains" "$(site_field "$OUT" generic_fadvise "$COMM" 3)" $N
+	kept "--cgroup: its drains" "$(site_field "$OUT" generic_fadvise "$COMM" 3)"
 	run_filtered cgroup-other "$COMM" join_cg --cgroup "$CG-empty"
 	check "--cgroup other: none of them" grep -q '^no drains$' "$OUT"
 	rmdir "$CG" "$CG-empty"
