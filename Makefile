@@ -12,7 +12,7 @@ PREFIX      ?= /usr/local
 CFLAGS      ?= -g -O2
 CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -MMD -MP -I$(OUT) -Ibpf -Isrc \
 	       -DDRAINSTAT_VERSION='"$(VERSION)"'
-LDLIBS      := -lbpf -lelf -lz
+LDLIBS      := -lbpf -lelf -lz -pthread
 ifeq ($(STATIC),1)
 LDFLAGS     += -static
 

@@ -9,6 +9,8 @@
  * virtual machine a first touch of a page can cost ~10 us, so every page counts.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -271,8 +273,71 @@ static int loader__add_lines(struct ksyms_loader *ld, char *buf, size_t *len, bo
 	return 0;
 }
 
-/* Reads fd to its end through buf, one line at a time. Returns 0 or -errno. */
-static int loader__read(struct ksyms_loader *ld, int fd, char *buf, size_t size)
+/*
+ * A read-ahead thread: the kernel takes as long to produce /proc/kallsyms as we
+ * take to parse it (about 26 ms each for 122k lines), so a second thread reads
+ * the next chunks while this one parses. A ring of a few chunks, reused, keeps
+ * the memory (and its first-touch page faults) small.
+ */
+#define PREFETCH_CHUNK (64 * 1024)
+#define PREFETCH_SLOTS 4
+
+struct prefetch {
+	int fd;
+	pthread_t thread;
+	sem_t free, full;
+	struct {
+		ssize_t n; /* bytes, 0 at the end, -errno on error */
+		char data[PREFETCH_CHUNK];
+	} slot[PREFETCH_SLOTS];
+	unsigned int next; /* the slot the reader takes next */
+	size_t off;	   /* bytes of it already taken */
+};
+
+static void *prefetch__run(void *arg)
+{
+	struct prefetch *p = arg;
+	unsigned int i;
+	ssize_t n;
+
+	for (i = 0;; i = (i + 1) % PREFETCH_SLOTS) {
+		while (sem_wait(&p->free) && errno == EINTR)
+			;
+		do
+			n = read(p->fd, p->slot[i].data, PREFETCH_CHUNK);
+		while (n < 0 && errno == EINTR);
+		p->slot[i].n = n < 0 ? -errno : n;
+		sem_post(&p->full);
+		if (n <= 0)
+			return NULL;
+	}
+}
+
+/* Up to size bytes into buf: like read(2), 0 at the end, -errno on error. */
+static ssize_t prefetch__read(struct prefetch *p, char *buf, size_t size)
+{
+	unsigned int i = p->next;
+	size_t n;
+
+	if (!p->off)
+		while (sem_wait(&p->full) && errno == EINTR)
+			;
+	if (p->slot[i].n <= 0)
+		return p->slot[i].n; /* the reader has stopped: the slot stays taken */
+	n = (size_t)p->slot[i].n - p->off;
+	n = n < size ? n : size;
+	memcpy(buf, p->slot[i].data + p->off, n);
+	p->off += n;
+	if (p->off == (size_t)p->slot[i].n) {
+		p->off = 0;
+		p->next = (i + 1) % PREFETCH_SLOTS;
+		sem_post(&p->free);
+	}
+	return (ssize_t)n;
+}
+
+/* Reads p to its end through buf, one line at a time. Returns 0 or -errno. */
+static int loader__read(struct ksyms_loader *ld, struct prefetch *p, char *buf, size_t size)
 {
 	bool skipping = false;
 	size_t len = 0;
@@ -280,14 +345,12 @@ static int loader__read(struct ksyms_loader *ld, int fd, char *buf, size_t size)
 	int err;
 
 	for (;;) {
-		n = read(fd, buf + len, size - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
+		n = prefetch__read(p, buf + len, size - 1 - len);
 		if (n < 0)
-			return -errno;
+			return (int)n;
 		if (n == 0)
 			break;
-		len += n;
+		len += (size_t)n;
 		err = loader__add_lines(ld, buf, &len, &skipping);
 		if (err)
 			return err;
@@ -302,19 +365,44 @@ static int loader__read(struct ksyms_loader *ld, int fd, char *buf, size_t size)
 	return loader__add_line(ld, buf);
 }
 
+/* Lets the reader run to the end of the file so that it can be joined. */
+static void prefetch__drain(struct prefetch *p)
+{
+	char sink[4096];
+
+	while (prefetch__read(p, sink, sizeof(sink)) > 0)
+		;
+}
+
 static int ksyms__read(struct ksyms *ks, const char *path, size_t *nr_hidden)
 {
 	struct ksyms_loader ld = {.ks = ks};
-	char *buf;
-	int fd, err;
+	struct prefetch *p = calloc(1, sizeof(*p));
+	char *buf = malloc(KSYMS_READ_SIZE);
+	int err = -ENOMEM;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = malloc(KSYMS_READ_SIZE);
-	err = buf ? loader__read(&ld, fd, buf, KSYMS_READ_SIZE) : -ENOMEM;
+	if (!p || !buf)
+		goto out;
+	p->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (p->fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	sem_init(&p->free, 0, PREFETCH_SLOTS);
+	sem_init(&p->full, 0, 0);
+	err = -pthread_create(&p->thread, NULL, prefetch__run, p);
+	if (!err) {
+		err = loader__read(&ld, p, buf, KSYMS_READ_SIZE);
+		if (err)
+			prefetch__drain(p);
+		pthread_join(p->thread, NULL);
+	}
+	sem_destroy(&p->free);
+	sem_destroy(&p->full);
+	close(p->fd);
+out:
 	free(buf);
-	close(fd);
+	free(p);
 	*nr_hidden = ld.nr_hidden;
 	return err;
 }
