@@ -47,7 +47,7 @@ $(OUT)/static/drainstat: $(OBJS) | $(OUT)/static
 	$(CC) -static -o $@ $(filter %.o,$^) $(LDLIBS)
 
 $(OUT)/static/%: tests/workload/%.c | $(OUT)/static
-	$(CC) $(CFLAGS) -static -pthread -o $@ $<
+	$(CC) $(CFLAGS) -fno-omit-frame-pointer -static -pthread -o $@ $<
 
 $(OUT)/%.bpf.o: bpf/%.bpf.c | $(OUT)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -62,8 +62,9 @@ $(OUT)/%.o: src/%.c $(SKELS) | $(OUT)
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $(filter %.c %.o,$^) $(LDFLAGS) $(LDLIBS)
 
+# Frame pointers: the -T log walks the workloads' user stacks with them.
 $(OUT)/tests/%: tests/workload/%.c | $(OUT)/tests
-	$(CC) $(CFLAGS) -pthread -o $@ $< $(LDFLAGS)
+	$(CC) $(CFLAGS) -fno-omit-frame-pointer -pthread -o $@ $< $(LDFLAGS)
 
 # The unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
 $(OUT)/asan/%.o: src/%.c $(SKELS) | $(OUT)/asan/tests

@@ -32,6 +32,8 @@ const volatile __u64 filter_cgroup_id;
 const volatile bool filter_victims;
 const volatile __u64 victim_cpus[DRAINSTAT_MAX_CPUS / 64];
 const volatile bool any_filter;
+/* -T: drains slower than this go to the slow-drain log; 0: no log */
+const volatile __u64 slow_threshold_ns;
 const volatile bool entry_visible; /* full and kprobe modes */
 /*
  * Tracepoint mode cannot see a drain's entry: the works one task queues back to
@@ -56,6 +58,13 @@ struct drain_state {
 	__u8 by_entry; /* opened at entry: the exit records the wait */
 	__u8 depth;    /* nested entries: lru_add_drain_all() -> __lru_add_drain_all() */
 	__u8 pad;
+	/* for the slow-drain log (-T) only */
+	__u32 tgid;
+	__u32 caller_cpu;
+	__s32 ustack_id;
+	__u32 pad2;
+	__u64 lock_ns;
+	__u64 slowest_work_ns; /* dispatch + run of its slowest work */
 };
 
 /* A queued work, keyed by its address (per-CPU lru_add_drain_work). */
@@ -144,7 +153,34 @@ struct {
 	__type(value, struct local_call);
 } local_calls SEC(".maps");
 
+/* The targets of the drain a task has open, for the slow-drain log. */
+struct slow_targets {
+	__u32 nr;
+	__u32 pad;
+	struct slow_target t[SLOW_MAX_TARGETS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, struct slow_targets);
+} slow_targets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, 1024);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, DRAINSTAT_MAX_STACK_DEPTH * sizeof(__u64));
+} ustacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} slow_events SEC(".maps");
+
 static const struct site_stats zero_site;
+static const struct slow_targets zero_targets;
 
 /*
  * Drains open right now, all tasks: the cheap gate of the IPI hook, which runs
@@ -229,6 +265,68 @@ static __always_inline void mark_escalation(__u32 tid)
 		f->escalated = 1;
 }
 
+/* -T: what a slow-drain event needs that the aggregates do not, taken at open. */
+static __always_inline void slow_open(void *ctx, struct drain_state *d, __u32 tid)
+{
+	if (!slow_threshold_ns)
+		return;
+	d->tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
+	d->caller_cpu = bpf_get_smp_processor_id();
+	d->ustack_id = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
+	bpf_map_update_elem(&slow_targets, &tid, &zero_targets, BPF_ANY);
+}
+
+static __always_inline void slow_record(struct drain_state *d, __u32 tid, __u32 cpu, __u64 dispatch,
+					__u64 run)
+{
+	struct slow_targets *t;
+	__u32 i;
+
+	if (!slow_threshold_ns)
+		return;
+	if (dispatch + run > d->slowest_work_ns)
+		d->slowest_work_ns = dispatch + run;
+	t = bpf_map_lookup_elem(&slow_targets, &tid);
+	if (!t)
+		return;
+	i = __sync_fetch_and_add(&t->nr, 1);
+	if (i >= SLOW_MAX_TARGETS)
+		return;
+	t->t[i].cpu = cpu;
+	t->t[i].dispatch_ns = dispatch;
+	t->t[i].run_ns = run;
+}
+
+static __always_inline void slow_emit(const struct drain_state *d, __u32 tid, __u64 now, __u64 wait)
+{
+	struct slow_targets *t = bpf_map_lookup_elem(&slow_targets, &tid);
+	struct slow_drain_event *e;
+	int i;
+
+	e = bpf_ringbuf_reserve(&slow_events, sizeof(*e), 0);
+	if (!e) {
+		count(CNT_SLOW_LOST);
+		return;
+	}
+	e->end_ns = now;
+	e->wait_ns = wait;
+	e->lock_ns = d->lock_ns;
+	e->pid = d->tgid;
+	e->tid = tid;
+	e->caller_cpu = d->caller_cpu;
+	e->kstack_id = d->site.stack_id;
+	e->ustack_id = d->ustack_id;
+	__builtin_memcpy(e->comm, d->site.comm, sizeof(e->comm));
+	e->nr_targets = t ? t->nr : 0;
+	for (i = 0; i < SLOW_MAX_TARGETS; i++) {
+		if (t)
+			e->targets[i] = t->t[i];
+		else
+			e->targets[i] = zero_targets.t[i];
+	}
+	bpf_ringbuf_submit(e, 0);
+}
+
 static __always_inline struct drain_state *drain_open(void *ctx, __u32 tid, __u64 now, __u64 nvcsw)
 {
 	struct drain_state d = {};
@@ -241,6 +339,7 @@ static __always_inline struct drain_state *drain_open(void *ctx, __u32 tid, __u6
 	if (d.site.stack_id < 0)
 		count(CNT_STACK_LOST);
 	bpf_get_current_comm(d.site.comm, sizeof(d.site.comm));
+	slow_open(ctx, &d, tid);
 	bpf_map_update_elem(&drains, &tid, &d, BPF_ANY);
 	s = site_stats_get(&d.site);
 	if (s)
@@ -307,9 +406,10 @@ static __always_inline void queue_in_call(struct drain_state *d, __u64 now)
 
 	if (d->works)
 		return;
+	d->lock_ns = now - d->id_ns;
 	s = bpf_map_lookup_elem(&sites, &d->site);
 	if (s)
-		hist_add(&s->lock_ns, now - d->id_ns);
+		hist_add(&s->lock_ns, d->lock_ns);
 }
 
 static __always_inline void on_queue(void *ctx, int target_cpu, struct work_struct *work)
@@ -380,13 +480,14 @@ static __always_inline void account_cpu(__u32 cpu, bool self, __u64 dispatch, __
 
 /* The work ended: if it was its drain's last pending one, the caller's wait is known. */
 static __always_inline void drain_work_done(const struct work_state *ws, struct site_stats *s,
-					    __u64 now)
+					    __u64 now, __u32 cpu, __u64 dispatch, __u64 run)
 {
 	struct drain_state *d = bpf_map_lookup_elem(&drains, &ws->caller_tid);
 	__u64 wait;
 
 	if (!d || d->id_ns != ws->drain_id_ns)
 		return;
+	slow_record(d, ws->caller_tid, cpu, dispatch, run);
 	/* a drain seen at entry gets its exact wait at exit */
 	if (__sync_fetch_and_add(&d->pending, -1) != 1 || d->by_entry)
 		return;
@@ -395,6 +496,9 @@ static __always_inline void drain_work_done(const struct work_state *ws, struct 
 		hist_add(&s->wait_ns, wait);
 	d->recorded_wait_ns = wait;
 	__sync_fetch_and_add(&open_drains, -1);
+	/* tracepoint mode: the slowest work is what is known to be slow */
+	if (slow_threshold_ns && d->slowest_work_ns >= slow_threshold_ns)
+		slow_emit(d, ws->caller_tid, now, wait);
 }
 
 static __always_inline void on_end(struct work_struct *work)
@@ -416,7 +520,7 @@ static __always_inline void on_end(struct work_struct *work)
 	if (!ws->start_ns) {
 		/* queued while the programs were being attached: its start was missed */
 		count(CNT_WORK_UNSEEN);
-		drain_work_done(ws, NULL, now);
+		drain_work_done(ws, NULL, now, cpu, 0, 0);
 		bpf_map_delete_elem(&works, &key);
 		return;
 	}
@@ -432,7 +536,7 @@ static __always_inline void on_end(struct work_struct *work)
 		hist_add(&s->run_ns, run);
 	}
 	account_cpu(cpu, self, dispatch, run);
-	drain_work_done(ws, s, now);
+	drain_work_done(ws, s, now, cpu, dispatch, run);
 	bpf_map_delete_elem(&works, &key);
 }
 
@@ -459,6 +563,7 @@ static __always_inline void drain_enter(void *ctx, bool forced)
 	if (d.site.stack_id < 0)
 		count(CNT_STACK_LOST);
 	bpf_get_current_comm(d.site.comm, sizeof(d.site.comm));
+	slow_open(ctx, &d, tid);
 	if (bpf_map_update_elem(&drains, &tid, &d, BPF_ANY))
 		return;
 	__sync_fetch_and_add(&open_drains, 1);
@@ -476,6 +581,7 @@ static __always_inline void drain_exit(void)
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
 	struct site_stats *s;
+	__u64 now, wait;
 
 	if (!d || !d->in_call)
 		return;
@@ -485,10 +591,14 @@ static __always_inline void drain_exit(void)
 	}
 	d->in_call = 0;
 	__sync_fetch_and_add(&open_drains, -1);
+	now = bpf_ktime_get_ns();
+	wait = now - d->id_ns;
+	if (slow_threshold_ns && wait >= slow_threshold_ns)
+		slow_emit(d, tid, now, wait);
 	s = bpf_map_lookup_elem(&sites, &d->site);
 	if (!s)
 		return;
-	hist_add(&s->wait_ns, bpf_ktime_get_ns() - d->id_ns);
+	hist_add(&s->wait_ns, wait);
 	if (!d->works)
 		__sync_fetch_and_add(&s->empty_drains, 1);
 }

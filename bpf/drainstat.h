@@ -106,6 +106,30 @@ struct fadvise_stats {
 	struct hist latency_ns;
 };
 
+/* The slow-drain log (-T): one event per drain over the threshold, by ring buffer. */
+#define SLOW_MAX_TARGETS 16
+
+struct slow_target {
+	__u32 cpu;
+	__u32 pad;
+	__u64 dispatch_ns;
+	__u64 run_ns;
+};
+
+struct slow_drain_event {
+	__u64 end_ns;  /* bpf_ktime_get_ns() when the drain ended */
+	__u64 wait_ns; /* exact where the entry is visible, else first queue to last end */
+	__u64 lock_ns; /* 0 where the entry is not visible */
+	__u32 pid;
+	__u32 tid;
+	__u32 caller_cpu;
+	__s32 kstack_id;  /* in the stacks map */
+	__s32 ustack_id;  /* in the ustacks map */
+	__u32 nr_targets; /* works of the drain; the first SLOW_MAX_TARGETS are listed */
+	char comm[DRAINSTAT_COMM_LEN];
+	struct slow_target targets[SLOW_MAX_TARGETS];
+};
+
 /* Counters of events not measured as they should be; every one is shown. */
 enum drainstat_counter {
 	CNT_WORK_MAP_FULL,    /* a queued work could not be tracked */
@@ -113,6 +137,7 @@ enum drainstat_counter {
 	CNT_STACK_LOST,	      /* bpf_get_stackid() failed: hash collision or full */
 	CNT_FADVISE_MAP_FULL, /* an fadvise call could not be tracked */
 	CNT_LOCAL_MAP_FULL,   /* a local drain could not be tracked */
+	CNT_SLOW_LOST,	      /* a slow-drain event found the ring buffer full */
 	CNT_CPU_OUT_OF_RANGE, /* a target CPU beyond the cpu map */
 	CNT_WORK_UNSEEN,      /* a work whose queue or start came before tracing began */
 	CNT_WAIT_REVISED,     /* a drain grew after its wait was recorded (tracepoint mode) */

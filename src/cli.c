@@ -40,6 +40,10 @@ static const struct argp_option options[] = {
      "Only drains and fadvise calls of tasks in the cgroup v2 at PATH", 0},
     {"cpus", 'C', "CPULIST", 0, "Only works to these (victim) CPUs, e.g. 2-3,6: the isolated ones",
      0},
+    {"threshold", 'T', "DURATION", 0,
+     "Log each drain slower than DURATION (e.g. 500us, 2ms) as it happens, with its targets "
+     "and stacks",
+     0},
     {"json", 'j', NULL, 0, "Print each report as one JSON object on one line", 0},
     {"prom", OPT_PROM, "FILE", 0,
      "Write Prometheus metrics to FILE (atomically) every INTERVAL seconds (default 15), "
@@ -107,6 +111,40 @@ int cli__parse_cpulist(const char *s, __u64 *mask)
 	}
 	memcpy(mask, bits, sizeof(bits));
 	return 0;
+}
+
+int cli__parse_duration(const char *s, __u64 *ns)
+{
+	static const struct {
+		const char *unit;
+		__u64 ns;
+	} units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+	char num[32];
+	size_t i, len;
+	__u64 v;
+
+	if (!s)
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		len = strlen(s);
+		if (len <= strlen(units[i].unit) ||
+		    strcmp(s + len - strlen(units[i].unit), units[i].unit))
+			continue;
+		len -= strlen(units[i].unit);
+		if (len >= sizeof(num) || !isdigit((unsigned char)s[len - 1]))
+			return -EINVAL;
+		memcpy(num, s, len);
+		num[len] = '\0';
+		/* seconds with a fraction, scaled: "1.5" of ms is 1500000 ns */
+		if (cli__parse_seconds(num, &v))
+			return -EINVAL;
+		v = v / (1000000000ULL / units[i].ns);
+		if (!v)
+			return -EINVAL;
+		*ns = v;
+		return 0;
+	}
+	return -EINVAL;
 }
 
 int cli__parse_seconds(const char *s, __u64 *ns)
@@ -190,6 +228,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case 'j':
 		o->json = true;
 		break;
+	case 'T':
+		if (cli__parse_duration(arg, &o->slow_ns))
+			usage_error("invalid -T '%s': expected a duration such as 500us or 2ms",
+				    arg);
+		break;
 	case 'c':
 		if (!*arg || strlen(arg) >= DRAINSTAT_COMM_LEN)
 			usage_error("invalid -c '%s': expected 1 to 15 characters", arg);
@@ -242,6 +285,8 @@ void cli__parse(int argc, char **argv, struct options *opts)
 	argp_err_exit_status = EXIT_USAGE;
 	opts->prom_sites = 20;
 	argp_parse(&argp, argc, argv, 0, NULL, opts);
+	if (opts->slow_ns && opts->json)
+		usage_error("%s", "-T prints text events: not with -j");
 	if (opts->prom_path && opts->json)
 		usage_error("%s", "--prom and -j are two different outputs: choose one");
 }

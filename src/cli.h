@@ -36,6 +36,7 @@ struct options {
 	bool victims_set;     /* -C given */
 	__u64 victims[DRAINSTAT_MAX_CPUS / 64]; /* -C: only works to these CPUs */
 	bool json;				/* -j: one JSON object per report */
+	__u64 slow_ns;				/* -T: the slow-drain log's threshold; 0: none */
 	const char *prom_path;			/* --prom: Prometheus textfile export, cumulative */
 	__u32 prom_sites; /* --prom-sites: sites kept by name, the rest "other" */
 	bool histograms;  /* -H */
@@ -49,6 +50,8 @@ void cli__parse(int argc, char **argv, struct options *opts);
 int cli__parse_seconds(const char *s, __u64 *ns);
 /* "0-3,8,10-11": CPUs below DRAINSTAT_MAX_CPUS into a bitmap. 0 or -EINVAL. */
 int cli__parse_cpulist(const char *s, __u64 *mask);
+/* "500us", "2ms", "1.5s", "800ns": a duration with its unit, > 0. 0 or -EINVAL. */
+int cli__parse_duration(const char *s, __u64 *ns);
 /* A positive decimal integer no larger than max. 0 or -EINVAL. */
 int cli__parse_positive(const char *s, __u64 max, __u64 *out);
 

@@ -3,6 +3,10 @@
 #include <string.h>
 
 #include "hist.h"
+#include "ksyms.h"
+#include "site.h"
+#include "tracer.h"
+#include "umaps.h"
 #include "report_text.h"
 #include "units.h"
 
@@ -320,4 +324,58 @@ void report_text__print(FILE *f, const struct model *m, const struct text_opts *
 	print_fadvise(f, m);
 	print_cpus(f, m);
 	print_counters(f, m);
+}
+
+/* From the first drain function down, as the -s stacks are; 1 MiB past a symbol is none. */
+static void print_kernel_frames(FILE *f, const struct slow_drain *d, const struct ksyms *ks)
+{
+	const struct ksym *syms[DRAINSTAT_MAX_STACK_DEPTH] = {0};
+	const char *names[DRAINSTAT_MAX_STACK_DEPTH];
+	int i;
+
+	for (i = 0; i < d->nr_kips; i++) {
+		syms[i] = ks ? ksyms__map_addr(ks, d->kips[i]) : NULL;
+		if (syms[i] && d->kips[i] - syms[i]->addr >= (1ULL << 20))
+			syms[i] = NULL;
+		names[i] = syms[i] ? syms[i]->name : NULL;
+	}
+	for (i = site__first_frame(names, d->nr_kips); i < d->nr_kips; i++) {
+		if (syms[i])
+			fprintf(f, "      %s+0x%llx\n", syms[i]->name,
+				(unsigned long long)(d->kips[i] - syms[i]->addr));
+		else
+			fprintf(f, "      0x%llx\n", (unsigned long long)d->kips[i]);
+	}
+}
+
+void report_text__slow_drain(FILE *f, const struct slow_drain *d, const struct ksyms *ks,
+			     const struct umaps *um, const char *stamp)
+{
+	const struct slow_drain_event *e = &d->ev;
+	char comm[4 * DRAINSTAT_COMM_LEN + 1], a[UNITS_DURATION_LEN], b[UNITS_DURATION_LEN];
+	char frame[256];
+	__u32 i;
+
+	fprintf(f, "%s SLOW DRAIN pid %u tid %u (%s) on CPU %u: wait %s", stamp, e->pid, e->tid,
+		report_text__escape(e->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)), e->caller_cpu,
+		units__duration(e->wait_ns, a, sizeof(a)));
+	if (e->lock_ns)
+		fprintf(f, ", lock %s", units__duration(e->lock_ns, a, sizeof(a)));
+	fprintf(f, ", %u work%s\n", e->nr_targets, e->nr_targets == 1 ? "" : "s");
+	for (i = 0; i < e->nr_targets && i < SLOW_MAX_TARGETS; i++)
+		fprintf(f, "    CPU %u: dispatch %s, run %s%s\n", e->targets[i].cpu,
+			units__duration(e->targets[i].dispatch_ns, a, sizeof(a)),
+			units__duration(e->targets[i].run_ns, b, sizeof(b)),
+			e->targets[i].cpu == e->caller_cpu ? " (self)" : "");
+	if (e->nr_targets > SLOW_MAX_TARGETS)
+		fprintf(f, "    (%u more)\n", e->nr_targets - SLOW_MAX_TARGETS);
+	fprintf(f, "    kernel stack:\n");
+	print_kernel_frames(f, d, ks);
+	if (!d->nr_kips)
+		fprintf(f, "      [lost]\n");
+	fprintf(f, "    user stack:\n");
+	for (i = 0; i < (__u32)d->nr_uips; i++)
+		fprintf(f, "      %s\n", umaps__describe(um, d->uips[i], frame, sizeof(frame)));
+	if (!d->nr_uips)
+		fprintf(f, "      [lost]\n");
 }

@@ -17,6 +17,14 @@ struct text_opts {
 void report_text__header(FILE *f, const struct model_info *info, const char *version);
 void report_text__print(FILE *f, const struct model *m, const struct text_opts *opts);
 
+struct slow_drain;
+struct ksyms;
+struct umaps;
+
+/* One slow drain of the -T log, as it happens: when, who, each target, the stacks. */
+void report_text__slow_drain(FILE *f, const struct slow_drain *d, const struct ksyms *ks,
+			     const struct umaps *um, const char *stamp);
+
 /* Copies s into buf with anything unprintable as \xNN, so it never reaches a terminal raw. */
 const char *report_text__escape(const char *s, size_t len, char *buf, size_t size);
 

@@ -16,6 +16,8 @@
 #include "model.h"
 #include "probe.h"
 #include "output.h"
+#include "report_text.h"
+#include "umaps.h"
 #include "session.h"
 #include "tracer.h"
 
@@ -71,8 +73,9 @@ static __u64 now_ns(void)
  * are blocked between the check of stop_signal and the wait, and ppoll()
  * unblocks them atomically: one that arrives in between is not slept through.
  */
-static void sleep_until(__u64 deadline)
+static void sleep_until(__u64 deadline, int fd)
 {
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	sigset_t block, orig;
 	struct timespec ts;
 	__u64 now;
@@ -85,7 +88,8 @@ static void sleep_until(__u64 deadline)
 	if (!stop_signal && now < deadline) {
 		ts.tv_sec = (time_t)((deadline - now) / 1000000000ULL);
 		ts.tv_nsec = (long)((deadline - now) % 1000000000ULL);
-		ppoll(NULL, 0, &ts, &orig);
+		/* with -T, the slow-drain ring buffer wakes us too */
+		ppoll(&pfd, fd >= 0, &ts, &orig);
 	}
 	sigprocmask(SIG_SETMASK, &orig, NULL);
 }
@@ -284,6 +288,26 @@ static const char *step_name(enum tracer_step step)
 	}
 }
 
+/* -T: each slow drain as it happens, its user frames named from /proc/PID/maps. */
+static void on_slow_drain(const struct slow_drain *d, void *arg)
+{
+	const struct session *s = arg;
+	struct umaps *um = NULL;
+	struct timespec ts;
+	char stamp[32];
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
+	snprintf(stamp + strlen(stamp), sizeof(stamp) - strlen(stamp), ".%03ld",
+		 ts.tv_nsec / 1000000);
+	umaps__load((int)d->ev.pid, NULL, &um); /* gone already: raw addresses */
+	report_text__slow_drain(stdout, d, s->ksyms, um, stamp);
+	fflush(stdout);
+	umaps__free(um);
+}
+
 static int start_tracer(struct session *s)
 {
 	struct tracer_opts topts = {
@@ -296,10 +320,13 @@ static int start_tracer(struct session *s)
 		ksyms__get_symbol(s->ksyms, "__lru_add_drain_all") ? "__lru_add_drain_all" : NULL,
 	    .has_cache_disable = ksyms__get_symbol(s->ksyms, "lru_cache_disable") != NULL,
 	    .tracefs = TRACEFS,
+	    .slow_threshold_ns = s->opts->slow_ns,
 	};
 	enum tracer_step step;
 	int err = tracer__start(&topts, &s->tracer, &step);
 
+	if (!err && s->opts->slow_ns)
+		err = tracer__watch_slow(s->tracer, on_slow_drain, s);
 	if (err)
 		return fail(
 		    EXIT_BPF, "cannot %s the BPF programs in %s mode: %s (-vv shows libbpf's log)",
@@ -414,7 +441,8 @@ static int trace_loop(struct session *s)
 	int err = 0;
 
 	for (;;) {
-		sleep_until(next < end ? next : end);
+		sleep_until(next < end ? next : end, tracer__slow_fd(s->tracer));
+		tracer__consume_slow(s->tracer);
 		if (!stop_signal && now_ns() < (next < end ? next : end))
 			continue;
 		err = tracer__snapshot(s->tracer, &cur);

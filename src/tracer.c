@@ -18,6 +18,9 @@ struct tracer {
 	struct tracer_features features;
 	struct bpf_link *links[MAX_LINKS];
 	int nr_links;
+	struct ring_buffer *slow;
+	slow_drain_fn slow_fn;
+	void *slow_arg;
 };
 
 /* One program to attach: a kprobe names its function, others attach by section. */
@@ -142,6 +145,7 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 		strncpy((char *)skel->rodata->filter_comm, opts->filter_comm,
 			sizeof(skel->rodata->filter_comm) - 1);
 	skel->rodata->filter_cgroup_id = opts->filter_cgroup_id;
+	skel->rodata->slow_threshold_ns = opts->slow_threshold_ns;
 	if (opts->filter_victims) {
 		skel->rodata->filter_victims = true;
 		memcpy((void *)skel->rodata->victim_cpus, opts->filter_victims,
@@ -209,6 +213,8 @@ static int attach(struct tracer *t, const struct plan *plan)
 
 static void detach(struct tracer *t)
 {
+	ring_buffer__free(t->slow);
+	t->slow = NULL;
 	while (t->nr_links > 0)
 		bpf_link__destroy(t->links[--t->nr_links]);
 	drainstat_bpf__destroy(t->skel);
@@ -276,6 +282,55 @@ int tracer__start(const struct tracer_opts *opts, struct tracer **out, enum trac
 fail:
 	free(t);
 	return err;
+}
+
+static int read_ips(const struct bpf_map *map, __s32 id, __u64 *ips, int *nr)
+{
+	__u32 key = (__u32)id;
+	int i;
+
+	*nr = 0;
+	if (id < 0 || bpf_map__lookup_elem(map, &key, sizeof(key), ips,
+					   DRAINSTAT_MAX_STACK_DEPTH * sizeof(__u64), 0))
+		return 0;
+	for (i = 0; i < DRAINSTAT_MAX_STACK_DEPTH && ips[i]; i++)
+		;
+	*nr = i;
+	return 0;
+}
+
+static int on_slow_event(void *ctx, void *data, size_t size)
+{
+	struct tracer *t = ctx;
+	struct slow_drain d = {};
+
+	if (size < sizeof(d.ev))
+		return 0;
+	memcpy(&d.ev, data, sizeof(d.ev));
+	read_ips(t->skel->maps.stacks, d.ev.kstack_id, d.kips, &d.nr_kips);
+	read_ips(t->skel->maps.ustacks, d.ev.ustack_id, d.uips, &d.nr_uips);
+	t->slow_fn(&d, t->slow_arg);
+	return 0;
+}
+
+int tracer__watch_slow(struct tracer *t, slow_drain_fn fn, void *arg)
+{
+	t->slow_fn = fn;
+	t->slow_arg = arg;
+	t->slow = ring_buffer__new(bpf_map__fd(t->skel->maps.slow_events), on_slow_event, t, NULL);
+	return t->slow ? 0 : -errno;
+}
+
+int tracer__slow_fd(const struct tracer *t)
+{
+	return t->slow ? ring_buffer__epoll_fd(t->slow) : -1;
+}
+
+int tracer__consume_slow(struct tracer *t)
+{
+	int n = t->slow ? ring_buffer__consume(t->slow) : 0;
+
+	return n < 0 ? n : 0;
 }
 
 const struct tracer_features *tracer__features(const struct tracer *t)

@@ -27,9 +27,10 @@ struct tracer_opts {
 	__u32 max_sites;	     /* 0: the BPF object's default */
 	__u32 max_stacks;
 	enum drain_mode mode;
-	const char *drain_fn;	/* __lru_add_drain_all's symbol if it has one (6.18), else NULL */
-	bool has_cache_disable; /* lru_cache_disable() exists (5.13 and later) */
-	const char *tracefs;	/* where tracefs is mounted */
+	const char *drain_fn;	 /* __lru_add_drain_all's symbol if it has one (6.18), else NULL */
+	bool has_cache_disable;	 /* lru_cache_disable() exists (5.13 and later) */
+	const char *tracefs;	 /* where tracefs is mounted */
+	__u64 slow_threshold_ns; /* -T; 0: no slow-drain log */
 };
 
 /* What the tracer ended up seeing. */
@@ -48,6 +49,17 @@ enum tracer_step {
 	TRACER_ATTACH,
 };
 
+/* A slow drain as read from the ring buffer, with its stacks (innermost first). */
+struct slow_drain {
+	struct slow_drain_event ev;
+	__u64 kips[DRAINSTAT_MAX_STACK_DEPTH];
+	int nr_kips;
+	__u64 uips[DRAINSTAT_MAX_STACK_DEPTH];
+	int nr_uips;
+};
+
+typedef void (*slow_drain_fn)(const struct slow_drain *d, void *arg);
+
 const char *tracer__mode_name(enum drain_mode mode);
 /* "auto", "full", "kprobe", "tracepoint": 0 or -EINVAL. */
 int tracer__parse_mode(const char *s, enum drain_mode *mode);
@@ -55,6 +67,10 @@ int tracer__parse_mode(const char *s, enum drain_mode *mode);
 /* On failure *failed says which step of the last mode tried failed; the result is -errno. */
 int tracer__start(const struct tracer_opts *opts, struct tracer **out, enum tracer_step *failed);
 int tracer__snapshot(const struct tracer *t, struct snapshot *snap);
+/* -T: fn gets each slow drain; the fd polls readable when some are waiting. */
+int tracer__watch_slow(struct tracer *t, slow_drain_fn fn, void *arg);
+int tracer__slow_fd(const struct tracer *t);
+int tracer__consume_slow(struct tracer *t);
 const struct tracer_features *tracer__features(const struct tracer *t);
 void tracer__free(struct tracer *t);
 

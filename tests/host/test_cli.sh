@@ -39,6 +39,9 @@ bad_args --prom ''
 bad_args --prom x.prom -j
 bad_args --prom-sites 0
 bad_args --mode bogus
+bad_args -T 5
+bad_args -T 0us
+bad_args -T 1ms -j
 
 check "--version" bash -c "'$DRAINSTAT' --version | grep -q '^drainstat [0-9]'"
 check "--help exits 0 and shows the synopsis" bash -c "'$DRAINSTAT' --help | grep -q 'INTERVAL'"

@@ -68,6 +68,25 @@ static void test_cpulist(void)
 	}
 }
 
+static void test_duration(void)
+{
+	static const char *const bad[] = {"",	   "1",	 "ms",	 "1 ms", "-1ms", "0us",
+					  "0.5ns", "1m", "1.ms", "5sec", "1e3us"};
+	__u64 ns = 0;
+	size_t i;
+
+	CHECK(cli__parse_duration("500us", &ns) == 0 && ns == 500000);
+	CHECK(cli__parse_duration("2ms", &ns) == 0 && ns == 2000000);
+	CHECK(cli__parse_duration("1.5s", &ns) == 0 && ns == 1500000000);
+	CHECK(cli__parse_duration("800ns", &ns) == 0 && ns == 800);
+	CHECK(cli__parse_duration("0.25ms", &ns) == 0 && ns == 250000);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (cli__parse_duration(bad[i], &ns) != -EINVAL)
+			fprintf(stderr, "  accepted \"%s\"\n", bad[i]);
+		CHECK(cli__parse_duration(bad[i], &ns) == -EINVAL);
+	}
+}
+
 static void test_units(void)
 {
 	char b[UNITS_DURATION_LEN];
@@ -93,6 +112,7 @@ int main(void)
 	RUN(test_seconds_invalid);
 	RUN(test_positive);
 	RUN(test_cpulist);
+	RUN(test_duration);
 	RUN(test_units);
 	return failed ? 1 : 0;
 }

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A process's file mappings, to name user-space frames "module+0xoffset". */
+#ifndef UMAPS_H
+#define UMAPS_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+struct umaps;
+
+/* Reads /proc/PID/maps (or path if not NULL, for tests). 0 or -errno. */
+int umaps__load(int pid, const char *path, struct umaps **out);
+void umaps__free(struct umaps *um);
+/* "libc.so.6+0xfb2d3" (the file's basename and the offset in the file), or "0x..." */
+const char *umaps__describe(const struct umaps *um, __u64 addr, char *buf, size_t size);
+
+#endif /* UMAPS_H */

@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The slow-drain log (-T) on the live kernel: with a threshold every forced
+# drain passes, there is exactly one event per drain, each with its target
+# CPU, the kernel stack down from the drain and the user stack from libc; with
+# a threshold none passes, there is none.
+set -u
+. tests/host/lib.sh
+
+N=40
+COMM=dsslow$$
+COMM=${COMM:0:15}
+
+slow_run() {
+	local out=$1 threshold=$2 wl
+	"$WORKLOADS/drainforce" -W -n $N -c "$COMM" "$TMPDIR_TEST/data" &
+	wl=$!
+	wait_comm $wl "$COMM" || return 1
+	start_drainstat "$out" -T "$threshold" -p $wl || return 1
+	kill -USR1 $wl
+	wait $wl
+	sleep 0.3
+	kill -INT "$DS_PID"
+	wait_drainstat
+}
+
+OUT=$TMPDIR_TEST/slow
+slow_run "$OUT" 1ns
+expect_eq "-T 1ns: exit 0" "$DS_RC" 0
+events=$(grep -c "SLOW DRAIN pid [0-9]* tid [0-9]* ($COMM) on CPU 1: wait " "$OUT")
+drains=$(site_field "$OUT" generic_fadvise "$COMM" 3)
+expect_eq "-T 1ns: one event per drain" "$events" "$drains"
+expect_range "-T 1ns: the forced drains" "$events" $((N - 2)) $N
+expect_eq "-T 1ns: each names its target CPU 0" "$(grep -c '^    CPU 0: dispatch .*, run ' "$OUT")" "$events"
+expect_eq "-T 1ns: each has the kernel stack from the drain" \
+	"$(grep -c '^      generic_fadvise+0x' "$OUT")" "$events"
+expect_eq "-T 1ns: each has a user stack in libc" \
+	"$(grep -A1 '^    user stack:' "$OUT" | grep -c 'libc\.so\.6+0x')" "$events"
+check "-T 1ns: nothing lost" grep -q ", 0 lost$" "$OUT"
+
+slow_run "$OUT" 10s
+check "-T 10s: no event" bash -c "! grep -q 'SLOW DRAIN' '$OUT'"
+exit 0
