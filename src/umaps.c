@@ -4,11 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elfsyms.h"
 #include "umaps.h"
 
 struct umap {
 	__u64 start, end, offset;
-	char *name; /* basename of the mapped file */
+	char *path;	  /* the mapped file */
+	const char *name; /* its basename */
 };
 
 struct umaps {
@@ -31,9 +33,11 @@ static int add_map(struct umaps *um, __u64 start, __u64 end, __u64 offset, const
 		um->cap = cap;
 	}
 	m = &um->maps[um->nr];
-	m->name = strdup(base ? base + 1 : path);
-	if (!m->name)
+	m->path = strdup(path);
+	if (!m->path)
 		return -ENOMEM;
+	base = strrchr(m->path, '/');
+	m->name = base ? base + 1 : m->path;
 	m->start = start;
 	m->end = end;
 	m->offset = offset;
@@ -91,7 +95,7 @@ void umaps__free(struct umaps *um)
 	if (!um)
 		return;
 	for (i = 0; i < um->nr; i++)
-		free(um->maps[i].name);
+		free(um->maps[i].path);
 	free(um->maps);
 	free(um);
 }
@@ -104,8 +108,15 @@ const char *umaps__describe(const struct umaps *um, __u64 addr, char *buf, size_
 		const struct umap *m = &um->maps[i];
 
 		if (addr >= m->start && addr < m->end) {
-			snprintf(buf, size, "%s+0x%llx", m->name,
-				 (unsigned long long)(addr - m->start + m->offset));
+			__u64 file_off = addr - m->start + m->offset, off;
+			char fn[128];
+
+			if (!elfsyms__lookup(m->path, file_off, fn, sizeof(fn), &off))
+				snprintf(buf, size, "%s+0x%llx (%s)", fn, (unsigned long long)off,
+					 m->name);
+			else
+				snprintf(buf, size, "%s+0x%llx", m->name,
+					 (unsigned long long)file_off);
 			return buf;
 		}
 	}

@@ -11,7 +11,11 @@ struct umaps;
 /* Reads /proc/PID/maps (or path if not NULL, for tests). 0 or -errno. */
 int umaps__load(int pid, const char *path, struct umaps **out);
 void umaps__free(struct umaps *um);
-/* "libc.so.6+0xfb2d3" (the file's basename and the offset in the file), or "0x..." */
+/*
+ * "posix_fadvise+0x1a (libc.so.6)": the function from the file's symbols, or
+ * "libc.so.6+0xfb2d3" (the offset in the file) without one, or "0x..." outside
+ * every file mapping.
+ */
 const char *umaps__describe(const struct umaps *um, __u64 addr, char *buf, size_t size);
 
 #endif /* UMAPS_H */
