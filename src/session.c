@@ -38,6 +38,8 @@ struct session {
 	char blind_spots[256];
 	__u64 cgroup_id;
 	char filters[512];
+	struct umaps *umaps; /* -T: the last slow process's mappings */
+	__u32 umaps_pid;
 	struct model_info info;
 };
 
@@ -288,11 +290,28 @@ static const char *step_name(enum tracer_step step)
 	}
 }
 
-/* -T: each slow drain as it happens, its user frames named from /proc/PID/maps. */
+/*
+ * The mappings of the last process that drained slowly: kept, because its
+ * later events may be read after it has exited (and its /proc/PID/maps gone).
+ */
+static const struct umaps *maps_of(struct session *s, __u32 pid)
+{
+	struct umaps *um = NULL;
+
+	if (s->umaps && s->umaps_pid == pid)
+		return s->umaps;
+	if (umaps__load((int)pid, NULL, &um))
+		return s->umaps_pid == pid ? s->umaps : NULL;
+	umaps__free(s->umaps);
+	s->umaps = um;
+	s->umaps_pid = pid;
+	return um;
+}
+
+/* -T: each slow drain as it happens, its user frames named from the process's files. */
 static void on_slow_drain(const struct slow_drain *d, void *arg)
 {
-	const struct session *s = arg;
-	struct umaps *um = NULL;
+	struct session *s = arg;
 	struct timespec ts;
 	char stamp[32];
 	struct tm tm;
@@ -302,10 +321,8 @@ static void on_slow_drain(const struct slow_drain *d, void *arg)
 	strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
 	snprintf(stamp + strlen(stamp), sizeof(stamp) - strlen(stamp), ".%03ld",
 		 ts.tv_nsec / 1000000);
-	umaps__load((int)d->ev.pid, NULL, &um); /* gone already: raw addresses */
-	report_text__slow_drain(stdout, d, s->ksyms, um, stamp);
+	report_text__slow_drain(stdout, d, s->ksyms, maps_of(s, d->ev.pid), stamp);
 	fflush(stdout);
-	umaps__free(um);
 }
 
 static int start_tracer(struct session *s)
@@ -489,6 +506,7 @@ static void teardown(struct session *s)
 	tracer__free(s->tracer);
 	probe__tracefs_release(TRACEFS, s->tracefs_mounted);
 	ksyms__free(s->ksyms);
+	umaps__free(s->umaps);
 }
 
 int session__run(const struct options *opts)
