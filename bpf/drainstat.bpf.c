@@ -83,9 +83,14 @@ struct fadvise_call {
 	__u32 escalated;
 };
 
+/*
+ * Kernel stacks by id. bpf_get_stackid() fails (-EEXIST, counted as
+ * stack_lost) when two stacks hash to one bucket: with local drains a run
+ * sees dozens of distinct stacks, so the buckets are many.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 1024);
+	__uint(max_entries, 16384);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, DRAINSTAT_MAX_STACK_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");

@@ -32,8 +32,11 @@ expect_eq "exit status after SIGINT" $DS_RC 0
 drains=$(site_field "$OUT" generic_fadvise "$COMM" 3)
 works=$(site_field "$OUT" generic_fadvise "$COMM" 4)
 self=$(site_field "$OUT" generic_fadvise "$COMM" 5)
-expect_eq "drains at generic_fadvise for $COMM" "$drains" $N
-expect_eq "remote works (works - self)" "$((works - self))" $N
+# drains, escalations and CPU 0's works are three independent measurements and
+# agree exactly; against N a round may rarely fall short, when other folios
+# flush CPU 0's batch first and its DONTNEED succeeds without a drain
+expect_range "drains at generic_fadvise for $COMM" "$drains" $((N - 2)) $N
+expect_eq "remote works (works - self) = drains" "$((works - self))" "$drains"
 # self works happen when CPU B batched something new meanwhile (DESIGN.md)
 victim_b=$(cpu_field "$OUT" $CPU_B 3)
 expect_eq "self works all on CPU $CPU_B" "${victim_b:-0}" "$self"
@@ -51,9 +54,9 @@ expect_range "wait p50 >= dispatch p50 + run p50" "$wait_p50" \
 	$(((dispatch_p50 + run_p50) * 85 / 100)) 999999999
 
 expect_eq "fadvise DONTNEED calls" "$(fadvise_field "$OUT" dontneed 2)" $N
-expect_eq "fadvise escalations" "$(fadvise_field "$OUT" dontneed 3)" $N
+expect_eq "fadvise escalations = drains" "$(fadvise_field "$OUT" dontneed 3)" "$drains"
 
-expect_eq "victim CPU $CPU_A works" "$(cpu_field "$OUT" $CPU_A 2)" $N
+expect_eq "victim CPU $CPU_A works = drains" "$(cpu_field "$OUT" $CPU_A 2)" "$drains"
 expect_eq "victim CPU $CPU_A self works" "$(cpu_field "$OUT" $CPU_A 3)" 0
 expect_eq "nothing lost" "$(awk '/drains, .* works/ { print $(NF-1); exit }' "$OUT")" 0
 check "report states the mode" grep -q '^drainstat .*: mode tracepoint, kernel ' "$OUT"

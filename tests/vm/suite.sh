@@ -38,17 +38,21 @@ forced_run() {
 	FORCED_COMM=$comm
 }
 
-# The truth, the same in every mode.
+# The truth, the same in every mode. Three independent measurements agree
+# exactly (drains, DONTNEED escalations, remote works on CPU 0); against N a
+# round may rarely fall short: when other folios flush CPU 0's batch first,
+# that round's DONTNEED succeeds without any drain (seen once in ~1000 rounds).
 check_forced_counts() {
-	local mode=$1 out=$FORCED_OUT comm=$FORCED_COMM works self
+	local mode=$1 out=$FORCED_OUT comm=$FORCED_COMM works self drains
 	works=$(site_field "$out" generic_fadvise "$comm" 4)
 	self=$(site_field "$out" generic_fadvise "$comm" 5)
-	expect_eq "$mode: drains at generic_fadvise" "$(site_field "$out" generic_fadvise "$comm" 3)" $N
+	drains=$(site_field "$out" generic_fadvise "$comm" 3)
+	expect_range "$mode: drains at generic_fadvise" "$drains" $((N - 2)) $N
 	# with 4 CPUs a drain may also find something batched on CPU 2 or 3
-	expect_range "$mode: remote works" "$((works - self))" $N $((N + N / 10))
-	expect_eq "$mode: remote works on CPU 0, one a drain" "$(cpu_field "$out" 0 2)" $N
+	expect_range "$mode: remote works" "$((works - self))" "$drains" $((N + N / 10))
+	expect_eq "$mode: remote works on CPU 0, one a drain" "$(cpu_field "$out" 0 2)" "$drains"
 	expect_eq "$mode: fadvise DONTNEED calls" "$(fadvise_field "$out" dontneed 2)" $N
-	expect_eq "$mode: fadvise escalations" "$(fadvise_field "$out" dontneed 3)" $N
+	expect_eq "$mode: fadvise escalations, one a drain" "$(fadvise_field "$out" dontneed 3)" "$drains"
 	expect_eq "$mode: nothing lost" "$(awk '/drains, .* works/ { print $(NF-1); exit }' "$out")" 0
 }
 
