@@ -555,6 +555,15 @@ const struct ksym *ksyms__map_addr(const struct ksyms *ks, __u64 addr)
 	return ks->by_addr[ksyms__nr_text_upto(ks, ks->by_addr[n - 1]->addr - 1)];
 }
 
+#define KSYMS_MAX_FUNCTION_SIZE (1ULL << 20)
+
+const struct ksym *ksyms__map_frame(const struct ksyms *ks, __u64 addr)
+{
+	const struct ksym *sym = ks ? ksyms__map_addr(ks, addr) : NULL;
+
+	return sym && addr - sym->addr < KSYMS_MAX_FUNCTION_SIZE ? sym : NULL;
+}
+
 const struct ksym *ksyms__get_symbol(const struct ksyms *ks, const char *name)
 {
 	const struct name_slot *slot;

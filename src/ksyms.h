@@ -34,6 +34,12 @@ void ksyms__free(struct ksyms *ks);
  * end of the last one still map to it.
  */
 const struct ksym *ksyms__map_addr(const struct ksyms *ks, __u64 addr);
+/*
+ * The function a stack frame's address is in: as ksyms__map_addr(), but NULL
+ * past 1 MiB from the symbol (no function is that long: the address is in
+ * nothing kallsyms listed when it was read, such as a BPF program loaded since).
+ */
+const struct ksym *ksyms__map_frame(const struct ksyms *ks, __u64 addr);
 
 /* The symbol named name: text symbols first, then the first listed. NULL if none. */
 const struct ksym *ksyms__get_symbol(const struct ksyms *ks, const char *name);

@@ -9,8 +9,6 @@
 #include "model.h"
 #include "site.h"
 
-#define MAX_FUNCTION_SIZE (1ULL << 20)
-
 static const char *const advice_names[FADVISE_ADVICE_SLOTS] = {
     "normal", "random", "sequential", "willneed", "dontneed", "noreuse", "other",
 };
@@ -61,10 +59,7 @@ static void symbolize(const struct snap_site *s, const struct ksyms *ks, struct 
 	int i, pick, first;
 
 	for (i = 0; i < s->nr_ips; i++) {
-		syms[i] = ks ? ksyms__map_addr(ks, s->ips[i]) : NULL;
-		/* no function is 1 MiB long: past that the address is in nothing we know */
-		if (syms[i] && s->ips[i] - syms[i]->addr >= MAX_FUNCTION_SIZE)
-			syms[i] = NULL;
+		syms[i] = ksyms__map_frame(ks, s->ips[i]);
 		names[i] = syms[i] ? syms[i]->name : NULL;
 	}
 	first = site__first_frame(names, s->nr_ips);

@@ -326,7 +326,7 @@ void report_text__print(FILE *f, const struct model *m, const struct text_opts *
 	print_counters(f, m);
 }
 
-/* From the first drain function down, as the -s stacks are; 1 MiB past a symbol is none. */
+/* From the first drain function down, as the -s stacks are. */
 static void print_kernel_frames(FILE *f, const struct slow_drain *d, const struct ksyms *ks)
 {
 	const struct ksym *syms[DRAINSTAT_MAX_STACK_DEPTH] = {0};
@@ -334,9 +334,7 @@ static void print_kernel_frames(FILE *f, const struct slow_drain *d, const struc
 	int i;
 
 	for (i = 0; i < d->nr_kips; i++) {
-		syms[i] = ks ? ksyms__map_addr(ks, d->kips[i]) : NULL;
-		if (syms[i] && d->kips[i] - syms[i]->addr >= (1ULL << 20))
-			syms[i] = NULL;
+		syms[i] = ksyms__map_frame(ks, d->kips[i]);
 		names[i] = syms[i] ? syms[i]->name : NULL;
 	}
 	for (i = site__first_frame(names, d->nr_kips); i < d->nr_kips; i++) {

@@ -84,6 +84,22 @@ static void test_map_addr_exact_and_inside(void)
 	ksyms__free(ks);
 }
 
+/* A frame 1 MiB or more past the last symbol before it is in nothing known. */
+static void test_map_frame(void)
+{
+	struct ksyms *ks = load_fixture();
+	const struct ksym *sym;
+
+	if (!ks)
+		return;
+	sym = ksyms__map_frame(ks, 0xffffffffc0b00000 + 0x233);
+	CHECK(sym && !strcmp(sym->name, "xfs_fs_fill_super"));
+	CHECK(ksyms__map_frame(ks, 0xffffffffc0b00000 + (1ULL << 20)) == NULL);
+	CHECK(ksyms__map_addr(ks, 0xffffffffc0b00000 + (1ULL << 20)) != NULL);
+	CHECK(ksyms__map_frame(NULL, 0xffffffff815b1280) == NULL);
+	ksyms__free(ks);
+}
+
 static void test_map_addr_bounds(void)
 {
 	struct ksyms *ks = load_fixture();
@@ -349,6 +365,7 @@ int main(void)
 
 	RUN(test_map_addr_exact_and_inside);
 	RUN(test_map_addr_bounds);
+	RUN(test_map_frame);
 	RUN(test_map_addr_duplicates_take_first);
 	RUN(test_map_addr_module);
 	RUN(test_map_addr_ignores_data_and_padding);
