@@ -34,3 +34,22 @@ progs_gone() {
 	[ -z "$1" ] && return 1
 	[ -z "$(comm -12 <(echo "$1") <(prog_ids))" ]
 }
+
+# forced_drains COMM ARGS...: drainstat -v ARGS -p <drainforce> around N forced
+# drains under COMM; setup is awaited through -v's "mode" line on stderr (JSON
+# and --prom print no header). Output in $OUT, drainstat's pid in DS_PID.
+forced_drains() {
+	local comm=$1 wl
+	shift
+	"$WORKLOADS/drainforce" -W -n "$N" -c "$comm" "$TMPDIR_TEST/data" &
+	wl=$!
+	wait_comm $wl "$comm" || return 1
+	"$DRAINSTAT" -v "$@" -p $wl >"$OUT" 2>"$OUT.err" &
+	DS_PID=$!
+	for _ in $(seq 200); do
+		grep -q '^drainstat: mode ' "$OUT.err" && break
+		sleep 0.1
+	done
+	kill -USR1 $wl
+	wait $wl
+}

@@ -10,23 +10,6 @@ jq_ok() { jq -e "$@" >/dev/null; }
 DIR=$TMPDIR_TEST/textfile
 mkdir -p "$DIR"
 
-# forced_drains COMM ARGS...: drainstat ARGS -p <drainforce> around N forced
-# drains; waits for setup through -v's "mode" line on stderr. Output in $OUT.
-forced_drains() {
-	local comm=$1 wl i
-	shift
-	"$WORKLOADS/drainforce" -W -n $N -c "$comm" "$TMPDIR_TEST/data" &
-	wl=$!
-	wait_comm $wl "$comm" || return 1
-	"$DRAINSTAT" -v "$@" -p $wl >"$OUT" 2>"$OUT.err" &
-	DS_PID=$!
-	for i in $(seq 200); do
-		grep -q '^drainstat: mode ' "$OUT.err" && break
-		sleep 0.1
-	done
-	kill -USR1 $wl
-	wait $wl
-}
 
 # -j: one JSON object, the drain model's names
 OUT=$TMPDIR_TEST/json

@@ -12,26 +12,10 @@ COMM=${COMM:0:15}
 jq_ok() { jq -e "$@" >/dev/null; }
 bytes() { od -An -tx1 | tr -s ' \n' ' '; }
 
-# forced_drains ARGS...: drainstat ARGS -p <drainforce> around N forced drains
-# under COMM (as in test_export.sh). Output in $OUT.
-forced_drains() {
-	local wl
-	"$WORKLOADS/drainforce" -W -n $N -c "$COMM" "$TMPDIR_TEST/data" &
-	wl=$!
-	wait_comm $wl "$COMM" || return 1
-	"$DRAINSTAT" -v "$@" -p $wl >"$OUT" 2>"$OUT.err" &
-	DS_PID=$!
-	for _ in $(seq 200); do
-		grep -q '^drainstat: mode ' "$OUT.err" && break
-		sleep 0.1
-	done
-	kill -USR1 $wl
-	wait $wl
-}
 
 # plain text: one line per site, no raw control bytes, the comm escaped
 OUT=$TMPDIR_TEST/text
-forced_drains
+forced_drains "$COMM"
 kill -INT "$DS_PID"
 wait_drainstat
 expect_eq "text: exit 0" "$DS_RC" 0
@@ -45,7 +29,7 @@ expect_range "text: drains in that row" \
 
 # JSON: valid, and .comm decodes to the very bytes
 OUT=$TMPDIR_TEST/json
-forced_drains -j
+forced_drains "$COMM" -j
 kill -INT "$DS_PID"
 wait_drainstat
 expect_eq "-j: exit 0" "$DS_RC" 0
@@ -61,7 +45,7 @@ OUT=$TMPDIR_TEST/prom-stdout
 DIR=$TMPDIR_TEST/textfile
 mkdir -p "$DIR"
 PROM=$DIR/drainstat.prom
-forced_drains --prom "$PROM" 0.5
+forced_drains "$COMM" --prom "$PROM" 0.5
 sleep 1.2
 kill -TERM "$DS_PID"
 wait_drainstat
