@@ -125,4 +125,7 @@ install: drainstat
 clean:
 	rm -rf $(OUT) drainstat
 
+# Further targets, one file each: make fuzz (mk/fuzz.mk), make soak (mk/soak.mk), ...
+include $(wildcard mk/*.mk)
+
 -include $(wildcard $(OUT)/*.d $(OUT)/tests/*.d $(OUT)/asan/*.d $(OUT)/asan/tests/*.d)

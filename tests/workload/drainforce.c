@@ -54,6 +54,7 @@ struct options {
 	const char *comm;
 	long pages;
 	long sleep_ms;
+	long comms; /* -k: the dropper cycles through this many comms; 0: COMM only */
 	bool wait_usr1; /* -W: round 1 waits for SIGUSR1 */
 	bool verbose;
 	const char *path;
@@ -85,12 +86,14 @@ static void on_stop_signal(int sig)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: drainforce [-hv] [-n ROUNDS | -r] [-a CPU_A] [-b CPU_B] [-c COMM] "
-		   "[-p PAGES] [-s MS] [-W] FILE\n"
+		   "[-k K] [-p PAGES] [-s MS] [-W] FILE\n"
 		   "  -n ROUNDS  rounds to run, one remote drain each (default 100)\n"
 		   "  -r         run rounds until SIGINT/SIGTERM, then print the count\n"
 		   "  -a CPU_A   CPU of the reader, the CPU drained (default 0)\n"
 		   "  -b CPU_B   CPU of the dropper, the caller of the drain (default 1)\n"
 		   "  -c COMM    comm of the threads after setup (default drainforce)\n"
+		   "  -k K       the dropper takes comm COMM-I in round I, I cycling 0..K-1:\n"
+		   "             K distinct sites (COMM at most 15 - digits(K-1) - 1 chars)\n"
 		   "  -p PAGES   uncached pages read per round, 1 to 14 (default 4)\n"
 		   "  -s MS      sleep MS milliseconds after setup, before round 1\n"
 		   "  -W         after setup, wait for SIGUSR1 before round 1 (after any -s)\n"
@@ -177,6 +180,10 @@ static int parse_option(int opt, const char *arg, struct options *o)
 	case 'c':
 		o->comm = arg;
 		return *arg && strlen(arg) <= COMM_MAX ? 0 : usage_error("bad -c: '%s'", arg);
+	case 'k':
+		if (parse_long(arg, 1, 1000000, &o->comms))
+			return usage_error("bad -k: %s (1 to 1000000)", arg);
+		return 0;
 	case 'p':
 		if (parse_long(arg, 1, MAX_PAGES, &o->pages))
 			return usage_error("bad -p: %s (1 to %d)", arg, MAX_PAGES);
@@ -207,7 +214,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 	*o = (struct options){.rounds = 100, .cpu_b = 1, .comm = "drainforce", .pages = 4};
 	opterr = 0;
-	while ((opt = getopt(argc, argv, "n:ra:b:c:p:s:vWh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:ra:b:c:k:p:s:vWh")) != -1) {
 		has_n |= opt == 'n';
 		has_r |= opt == 'r';
 		err = parse_option(opt, optarg, o);
@@ -219,6 +226,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	if (optind != argc - 1)
 		return usage_error("expected exactly one FILE");
 	o->path = argv[optind];
+	if (o->comms && strlen(o->comm) + 1 + snprintf(NULL, 0, "%ld", o->comms - 1) > COMM_MAX)
+		return usage_error("-c %s is too long for -k %ld", o->comm, o->comms);
 	/* The defaults 0 and 1 are checked too. */
 	if (!cpu_online(o->cpu_a) || !cpu_online(o->cpu_b))
 		return usage_error("CPU_A or CPU_B is not online");
@@ -405,6 +414,17 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
+/* The dropper's comm in round (>= 1): COMM, or COMM-I with -k. */
+static int dropper_comm(const struct options *o, long round)
+{
+	char comm[64]; /* the length was checked against COMM_MAX with the options */
+
+	if (!o->comms)
+		return round == 1 ? take_comm(o->comm) : 0;
+	snprintf(comm, sizeof(comm), "%s-%ld", o->comm, (round - 1) % o->comms);
+	return take_comm(comm);
+}
+
 static bool last_round(const struct lockstep *ls)
 {
 	if (ls->opts->rounds)
@@ -419,7 +439,7 @@ static void *dropper_main(void *arg)
 	int err;
 
 	for (round = 0; !wait_turn(&ls->to_dropper) && !atomic_load(&ls->finished); round++) {
-		err = round == 1 ? take_comm(ls->opts->comm) : 0;
+		err = round >= 1 ? dropper_comm(ls->opts, round) : 0;
 		if (err) {
 			fail(ls, -err, "prctl", &ls->to_reader);
 			break;
