@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "escape.h"
 
 #define SECONDS_MAX (366ULL * 24 * 3600)
 
@@ -25,7 +26,10 @@ static const char doc[] =
     "  drainstat 5 3          # three 5-second reports\n"
     "  drainstat -p 1234 -H   # drains caused by process 1234, with histograms";
 
-enum { OPT_PROM = 1000, OPT_PROM_SITES, OPT_CGROUP };
+#define STR_(x) #x
+#define STR(x)	STR_(x)
+
+enum { OPT_PROM = 1000, OPT_PROM_SITES, OPT_CGROUP, OPT_MAX_SITES, OPT_MAX_STACKS };
 
 static const char args_doc[] = "[INTERVAL [COUNT]]";
 
@@ -52,6 +56,12 @@ static const struct argp_option options[] = {
     {"prom-sites", OPT_PROM_SITES, "N", 0,
      "Sites kept by name in --prom (the top N by total wait; default 20), the rest as \"other\"",
      0},
+    {"max-sites", OPT_MAX_SITES, "N", 0,
+     "Sites (kernel stack and comm) aggregated in the kernel (default 1024); more are counted "
+     "as site_map_full",
+     0},
+    {"max-stacks", OPT_MAX_STACKS, "N", 0,
+     "Buckets of the kernel stack map (default 16384); collisions are counted as stack_lost", 0},
     {"mode", 'm', "MODE", 0,
      "How to trace: full (fentry/fexit), kprobe, tracepoint, or auto (the default: the first "
      "of those that works)",
@@ -174,10 +184,13 @@ int cli__parse_seconds(const char *s, __u64 *ns)
 }
 
 /* One line, then exit: argp_error() would add a second "Try --help" line. */
+/* arg is the user's, escaped: a value holding ESC or a newline stays one inert line. */
 static void usage_error(const char *fmt, const char *arg)
 {
+	char shown[ESCAPE_SIZE(256)];
+
 	fprintf(stderr, "drainstat: ");
-	fprintf(stderr, fmt, arg);
+	fprintf(stderr, fmt, escape__text(arg, 256, shown, sizeof(shown)));
 	fprintf(stderr, " (see drainstat --help)\n");
 	exit(EXIT_USAGE);
 }
@@ -256,6 +269,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (cli__parse_positive(arg, 1000, &v))
 			usage_error("invalid --prom-sites '%s': expected 1 to 1000", arg);
 		o->prom_sites = (__u32)v;
+		break;
+	case OPT_MAX_SITES:
+		if (cli__parse_positive(arg, DRAINSTAT_MAX_SITES, &v))
+			usage_error(
+			    "invalid --max-sites '%s': expected 1 to " STR(DRAINSTAT_MAX_SITES),
+			    arg);
+		o->max_sites = (__u32)v;
+		break;
+	case OPT_MAX_STACKS:
+		if (cli__parse_positive(arg, DRAINSTAT_MAX_STACKS, &v))
+			usage_error(
+			    "invalid --max-stacks '%s': expected 1 to " STR(DRAINSTAT_MAX_STACKS),
+			    arg);
+		o->max_stacks = (__u32)v;
 		break;
 	case 's':
 		o->stacks = true;

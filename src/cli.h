@@ -9,6 +9,10 @@
 #include "drainstat.h"
 #include "tracer.h"
 
+/* --max-sites, --max-stacks: bounds that keep the kernel's memory modest. */
+#define DRAINSTAT_MAX_SITES  65536
+#define DRAINSTAT_MAX_STACKS 262144
+
 enum exit_code {
 	EXIT_OK = 0,
 	EXIT_RUNTIME = 1,      /* a map could not be read, out of memory, ... */
@@ -38,6 +42,8 @@ struct options {
 	bool json;				/* -j: one JSON object per report */
 	__u64 slow_ns;				/* -T: the slow-drain log's threshold; 0: none */
 	const char *prom_path;			/* --prom: Prometheus textfile export, cumulative */
+	__u32 max_sites;			/* --max-sites: 0 = the BPF object's default */
+	__u32 max_stacks;			/* --max-stacks: 0 = the BPF object's default */
 	__u32 prom_sites; /* --prom-sites: sites kept by name, the rest "other" */
 	bool histograms;  /* -H */
 	int verbose;	  /* -v, repeatable */

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -34,32 +37,56 @@ static int errno_or(int fallback)
 	return errno ? -errno : fallback;
 }
 
-/* Runs emit() into the open temp file and makes its content durable. Closes fd. */
-static int write_and_sync(int fd, void (*emit)(FILE *f, const void *arg), const void *arg)
+/*
+ * The temp file: unnamed (O_TMPFILE) where the filesystem allows it, so that a
+ * kill before the rename leaves nothing behind; else created by name,
+ * exclusively. *named tells which.
+ */
+static int open_temp(const char *dir, const char *tmp, bool *named)
 {
-	FILE *f;
-	int err = 0;
+	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 
-	if (fchmod(fd, 0644)) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	f = fdopen(fd, "w");
+	*named = fd < 0;
+	if (fd < 0)
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Names the unnamed temp file fd tmp; linkat() replaces nothing (a planted symlink: EEXIST). */
+static int name_temp(int fd, const char *tmp)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) ? -errno : 0;
+}
+
+/* Runs emit() into the open temp file and makes its content durable; fd stays open. */
+static int write_temp(int fd, void (*emit)(FILE *f, const void *arg), const void *arg)
+{
+	int out, err = 0;
+	FILE *f;
+
+	if (fchmod(fd, 0644))
+		return -errno;
+	out = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (out < 0)
+		return -errno;
+	f = fdopen(out, "w");
 	if (!f) {
 		err = -errno;
-		close(fd);
+		close(out);
 		return err;
 	}
 	errno = 0;
 	emit(f, arg);
 	if (fflush(f) || ferror(f))
 		err = errno_or(-EIO);
-	if (!err && fsync(fileno(f)))
-		err = -errno;
 	errno = 0;
 	if (fclose(f) && !err)
 		err = errno_or(-EIO);
+	if (!err && fsync(fd))
+		err = -errno;
 	return err;
 }
 
@@ -78,19 +105,28 @@ static int fsync_dir(const char *dir)
 int export__write_atomic(const char *path, void (*emit)(FILE *f, const void *arg), const void *arg)
 {
 	char dir[PATH_MAX], tmp[PATH_MAX];
+	bool named, ours;
 	int fd, err;
 
 	err = temp_path(path, dir, tmp, sizeof(tmp));
 	if (err)
 		return err;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	/* a name at tmp that open_temp() or linkat() refused is not ours to remove */
+	fd = open_temp(dir, tmp, &named);
 	if (fd < 0)
-		return -errno; /* not ours to remove: it may be someone's symlink */
-	err = write_and_sync(fd, emit, arg);
+		return fd;
+	ours = named;
+	err = write_temp(fd, emit, arg);
+	if (!err && !named) {
+		err = name_temp(fd, tmp);
+		ours = !err;
+	}
+	close(fd);
 	if (!err && rename(tmp, path))
 		err = -errno;
 	if (err) {
-		unlink(tmp);
+		if (ours)
+			unlink(tmp);
 		return err;
 	}
 	return fsync_dir(dir);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/mount.h>
@@ -48,20 +50,20 @@ static bool is_tracefs(const char *dir)
 	return !statfs(dir, &st) && st.f_type == TRACEFS_MAGIC;
 }
 
+/*
+ * tracefs is mounted in a mount namespace of drainstat's own, a slave of the
+ * caller's (mounts made outside still reach it): it goes away with the process,
+ * however that ends, and nobody else sees it. unshare(CLONE_NEWNS) needs a
+ * single-threaded process, as drainstat is during setup.
+ */
 int probe__tracefs(const char *dir)
 {
 	if (is_tracefs(dir))
 		return 0;
-	if (mount("tracefs", dir, "tracefs", 0, NULL))
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) ||
+	    mount("tracefs", dir, "tracefs", 0, NULL))
 		return -errno;
 	return 1;
-}
-
-/* Leave the system as found: a tracefs drainstat mounted goes away with it. */
-void probe__tracefs_release(const char *dir, int mounted)
-{
-	if (mounted == 1)
-		umount2(dir, MNT_DETACH);
 }
 
 /*

@@ -12,11 +12,11 @@ int probe__btf(const char *path);
 
 /*
  * Make sure tracefs is mounted at dir (tracepoint/ programs need it to find
- * their event ids): 0 if it already was, 1 if probe mounted it, -errno if it
- * is not and cannot be.
+ * their event ids): 0 if it already was, 1 if probe mounted it in a private
+ * mount namespace (gone with the process), -errno if it is not and cannot be.
+ * Call it while the process has one thread.
  */
 int probe__tracefs(const char *dir);
-void probe__tracefs_release(const char *dir, int mounted);
 
 /* 0 if an fentry program attaches to fn, else -errno: cheap, before the real load. */
 int probe__fentry(const char *fn);

@@ -7,38 +7,23 @@
 #include "site.h"
 #include "tracer.h"
 #include "umaps.h"
+#include "escape.h"
 #include "report_text.h"
 #include "units.h"
 
 #define NUM_W	   6 /* a duration column: " 9.1us" */
 #define SITE_MAX_W 40
 
-const char *report_text__escape(const char *s, size_t len, char *buf, size_t size)
-{
-	size_t i, o = 0;
-
-	for (i = 0; i < len && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-		bool plain = c >= 0x20 && c < 0x7f && c != '\\';
-
-		if (o + (plain ? 1 : 4) >= size)
-			break;
-		if (plain)
-			buf[o++] = (char)c;
-		else
-			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
 void report_text__header(FILE *f, const struct model_info *info, const char *version)
 {
 	fprintf(f, "drainstat %s: mode %s, kernel %s", version, info->mode, info->kernel);
 	if (info->filter_pid)
 		fprintf(f, ", pid %u only", info->filter_pid);
-	if (info->filters)
-		fprintf(f, ", %s only", info->filters);
+	if (info->filters) {
+		char shown[ESCAPE_SIZE(512)];
+
+		fprintf(f, ", %s only", escape__text(info->filters, 512, shown, sizeof(shown)));
+	}
 	fprintf(f, "\n");
 	if (info->blind_spots)
 		fprintf(f, "%s mode cannot see %s\n", info->mode, info->blind_spots);
@@ -80,7 +65,7 @@ static struct site_widths site_widths(const struct model *m)
 		n = (int)strlen(m->sites[i].site);
 		w.site = n > w.site ? n : w.site;
 		n = (int)strlen(
-		    report_text__escape(m->sites[i].comm, DRAINSTAT_COMM_LEN, buf, sizeof(buf)));
+		    escape__text(m->sites[i].comm, DRAINSTAT_COMM_LEN, buf, sizeof(buf)));
 		w.comm = n > w.comm ? n : w.comm;
 	}
 	w.site = w.site > SITE_MAX_W ? SITE_MAX_W : w.site;
@@ -108,7 +93,7 @@ static void print_site_row(FILE *f, const struct model_site *s, const struct sit
 	char comm[4 * DRAINSTAT_COMM_LEN + 1];
 
 	fprintf(f, "%-*.*s %-*s %6llu %5llu %4llu", w->site, SITE_MAX_W, s->site, w->comm,
-		report_text__escape(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)),
+		escape__text(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)),
 		(unsigned long long)s->drains, (unsigned long long)s->works,
 		(unsigned long long)s->self_works);
 	put_dist(f, &s->dispatch_ns, true);
@@ -214,7 +199,7 @@ static void print_local_row(FILE *f, const struct model_site *s, const struct si
 	char comm[4 * DRAINSTAT_COMM_LEN + 1];
 
 	fprintf(f, "%-*.*s %-*s %6llu", w->site, SITE_MAX_W, s->site, w->comm,
-		report_text__escape(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)),
+		escape__text(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)),
 		(unsigned long long)s->local_ns.count);
 	put_dist(f, &s->local_ns, true);
 	put_ns(f, s->local_ns.sum);
@@ -355,7 +340,7 @@ void report_text__slow_drain(FILE *f, const struct slow_drain *d, const struct k
 	__u32 i;
 
 	fprintf(f, "%s SLOW DRAIN pid %u tid %u (%s) on CPU %u: wait %s", stamp, e->pid, e->tid,
-		report_text__escape(e->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)), e->caller_cpu,
+		escape__text(e->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)), e->caller_cpu,
 		units__duration(e->wait_ns, a, sizeof(a)));
 	if (e->lock_ns)
 		fprintf(f, ", lock %s", units__duration(e->lock_ns, a, sizeof(a)));

@@ -25,7 +25,4 @@ struct umaps;
 void report_text__slow_drain(FILE *f, const struct slow_drain *d, const struct ksyms *ks,
 			     const struct umaps *um, const char *stamp);
 
-/* Copies s into buf with anything unprintable as \xNN, so it never reaches a terminal raw. */
-const char *report_text__escape(const char *s, size_t len, char *buf, size_t size);
-
 #endif /* REPORT_TEXT_H */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <sys/utsname.h>
 #include <linux/magic.h>
 
+#include "escape.h"
 #include "ksyms.h"
 #include "model.h"
 #include "probe.h"
@@ -26,8 +28,9 @@
 #define TRACEFS	      "/sys/kernel/tracing"
 #define DRAIN_WORK_FN "lru_add_drain_per_cpu"
 
-/* Set from the signal handler: which signal asked us to stop. */
+/* Set from the signal handler: which signal asked us to stop; SIGHUP asks for a report. */
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t report_requested;
 
 struct session {
 	const struct options *opts;
@@ -45,6 +48,10 @@ struct session {
 
 static void on_signal(int sig)
 {
+	if (sig == SIGHUP) {
+		report_requested = 1;
+		return;
+	}
 	/* a second Ctrl-C really kills: the kernel drops fd-based links with us */
 	if (stop_signal && sig == SIGINT) {
 		signal(SIGINT, SIG_DFL);
@@ -60,6 +67,7 @@ static void install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 static __u64 now_ns(void)
@@ -85,9 +93,10 @@ static void sleep_until(__u64 deadline, int fd)
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, &orig);
 	now = now_ns();
-	if (!stop_signal && now < deadline) {
+	if (!stop_signal && !report_requested && now < deadline) {
 		ts.tv_sec = (time_t)((deadline - now) / 1000000000ULL);
 		ts.tv_nsec = (long)((deadline - now) % 1000000000ULL);
 		/* with -T, the slow-drain ring buffer wakes us too */
@@ -168,18 +177,23 @@ static int cgroup_id_of(const char *path, __u64 *id)
 	return 0;
 }
 
+/* A path from the command line, escaped for a message on the terminal. */
+#define SHOWN_PATH(path, buf) escape__text(path, PATH_MAX, buf, sizeof(buf))
+
 static int check_cgroup(struct session *s)
 {
+	char shown[ESCAPE_SIZE(PATH_MAX)];
 	int err;
 
 	if (!s->opts->cgroup)
 		return EXIT_OK;
 	err = cgroup_id_of(s->opts->cgroup, &s->cgroup_id);
 	if (err == -ENOTDIR)
-		return fail(EXIT_NO_CGROUP, "%s is not a cgroup v2 directory", s->opts->cgroup);
+		return fail(EXIT_NO_CGROUP, "%s is not a cgroup v2 directory",
+			    SHOWN_PATH(s->opts->cgroup, shown));
 	if (err)
-		return fail(EXIT_NO_CGROUP, "cannot use cgroup %s: %s", s->opts->cgroup,
-			    strerror(-err));
+		return fail(EXIT_NO_CGROUP, "cannot use cgroup %s: %s",
+			    SHOWN_PATH(s->opts->cgroup, shown), strerror(-err));
 	return EXIT_OK;
 }
 
@@ -274,7 +288,7 @@ static int check_kernel(struct session *s)
 			    TRACEFS, strerror(-err));
 	s->tracefs_mounted = err;
 	note(s, "tracefs %s %s", TRACEFS,
-	     err ? "mounted by drainstat, unmounted at exit" : "already mounted");
+	     err ? "mounted by drainstat in a mount namespace of its own" : "already mounted");
 	return EXIT_OK;
 }
 
@@ -332,6 +346,8 @@ static int start_tracer(struct session *s)
 	    .filter_comm = s->opts->comm,
 	    .filter_cgroup_id = s->cgroup_id,
 	    .filter_victims = s->opts->victims_set ? s->opts->victims : NULL,
+	    .max_sites = s->opts->max_sites,
+	    .max_stacks = s->opts->max_stacks,
 	    .mode = s->opts->mode,
 	    .drain_fn =
 		ksyms__get_symbol(s->ksyms, "__lru_add_drain_all") ? "__lru_add_drain_all" : NULL,
@@ -425,6 +441,7 @@ static int setup(struct session *s)
 static int report(struct session *s, const struct snapshot *cur, const struct snapshot *prev,
 		  __u64 start_ns)
 {
+	char shown[ESCAPE_SIZE(PATH_MAX)];
 	struct model m;
 	int err;
 
@@ -435,7 +452,7 @@ static int report(struct session *s, const struct snapshot *cur, const struct sn
 	err = output__report(s->opts, &m);
 	if (err)
 		fprintf(stderr, "drainstat: cannot write %s: %s (the previous export stays)\n",
-			s->opts->prom_path, strerror(-err));
+			SHOWN_PATH(s->opts->prom_path, shown), strerror(-err));
 	model__free(&m);
 	return 0;
 }
@@ -447,36 +464,55 @@ static __u64 interval_of(const struct options *o)
 	return o->prom_path ? PROM_INTERVAL_NS : 0;
 }
 
-/* Reports until COUNT, -d or a signal; always ends with what was not reported yet. */
+/* One report from a fresh snapshot; cur becomes prev. */
+static int report_now(struct session *s, struct snapshot *prev, bool since_prev, __u64 start_ns)
+{
+	struct snapshot cur = {};
+	int err;
+
+	err = tracer__snapshot(s->tracer, &cur);
+	if (!err)
+		err = report(s, &cur, since_prev ? prev : NULL, start_ns);
+	snapshot__free(err ? &cur : prev);
+	if (!err)
+		*prev = cur;
+	return err;
+}
+
+/*
+ * Reports until COUNT, -d or a signal; always ends with what was not reported
+ * yet. SIGHUP reports at once (the interval so far, or the export) and keeps
+ * the schedule; it does not count towards COUNT.
+ */
 static int trace_loop(struct session *s)
 {
 	const struct options *o = s->opts;
-	struct snapshot prev = {}, cur = {};
+	struct snapshot prev = {};
 	__u64 interval = interval_of(o), start = now_ns();
 	__u64 end = o->duration_ns ? start + o->duration_ns : ~0ULL;
-	__u64 next = interval ? start + interval : end, reports = 0;
+	__u64 next = interval ? start + interval : end, reports = 0, due;
+	bool scheduled;
 	int err = 0;
 
 	for (;;) {
-		sleep_until(next < end ? next : end, tracer__slow_fd(s->tracer));
+		due = next < end ? next : end;
+		sleep_until(due, tracer__slow_fd(s->tracer));
 		tracer__consume_slow(s->tracer);
-		if (!stop_signal && now_ns() < (next < end ? next : end))
+		scheduled = stop_signal || now_ns() >= due;
+		if (!scheduled && !report_requested)
 			continue;
-		err = tracer__snapshot(s->tracer, &cur);
-		if (!err)
-			err = report(s, &cur, interval && reports ? &prev : NULL, start);
+		report_requested = 0;
+		err = report_now(s, &prev, interval && prev.taken_ns, start);
 		if (err)
 			break;
-		snapshot__free(&prev);
-		prev = cur;
-		memset(&cur, 0, sizeof(cur));
+		if (!scheduled)
+			continue;
 		reports++;
 		if (stop_signal || now_ns() >= end || (o->count && reports >= o->count))
 			break;
 		next += interval;
 	}
 	snapshot__free(&prev);
-	snapshot__free(&cur);
 	return err;
 }
 
@@ -484,6 +520,7 @@ static int trace_loop(struct session *s)
 static int start_export(struct session *s)
 {
 	struct snapshot empty = {.taken_ns = now_ns()};
+	char shown[ESCAPE_SIZE(PATH_MAX)];
 	struct model m;
 	int err;
 
@@ -495,8 +532,9 @@ static int start_export(struct session *s)
 		model__free(&m);
 	}
 	if (err)
-		return fail(EXIT_EXPORT, "cannot write %s: %s", s->opts->prom_path, strerror(-err));
-	note(s, "exporting to %s every %.0f s", s->opts->prom_path,
+		return fail(EXIT_EXPORT, "cannot write %s: %s",
+			    SHOWN_PATH(s->opts->prom_path, shown), strerror(-err));
+	note(s, "exporting to %s every %.0f s", SHOWN_PATH(s->opts->prom_path, shown),
 	     (double)interval_of(s->opts) / 1e9);
 	return EXIT_OK;
 }
@@ -504,7 +542,6 @@ static int start_export(struct session *s)
 static void teardown(struct session *s)
 {
 	tracer__free(s->tracer);
-	probe__tracefs_release(TRACEFS, s->tracefs_mounted);
 	ksyms__free(s->ksyms);
 	umaps__free(s->umaps);
 }

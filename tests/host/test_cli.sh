@@ -122,16 +122,21 @@ check "-d 0.5: one report" test "$(grep -c 'drains, .* works' "$TMPDIR_TEST/dur"
 expect_eq "INTERVAL COUNT: exit 0" $? 0
 expect_eq "INTERVAL COUNT: 3 reports" "$(grep -Ec '^[0-9]{2}:[0-9]{2}:[0-9]{2}  ' "$TMPDIR_TEST/int")" 3
 
-# tracefs not mounted: drainstat mounts it, and leaves the system as it found it
-if grep -q ' /sys/kernel/tracing tracefs ' /proc/mounts; then
-	umount /sys/kernel/tracing
-	remount=1
-fi
-"$DRAINSTAT" -d 0.3 >"$TMPDIR_TEST/tfs" 2>&1
-expect_eq "tracefs unmounted: exit 0" $? 0
+# tracefs not mounted (in a mount namespace of the test's own, so the host's stays):
+# drainstat mounts it where only it sees it, and it goes away with drainstat,
+# also when drainstat is killed
+TFS_MOUNTED='grep -c " /sys/kernel/tracing tracefs " /proc/mounts'
+unshare -m --propagation private bash -c "
+	umount /sys/kernel/tracing 2>/dev/null
+	'$DRAINSTAT' -d 0.3 >'$TMPDIR_TEST/tfs' 2>&1; echo \$? >'$TMPDIR_TEST/tfs.rc'
+	$TFS_MOUNTED >'$TMPDIR_TEST/tfs.after'
+	'$DRAINSTAT' -d 30 >/dev/null 2>&1 & sleep 1; kill -KILL \$!; wait
+	$TFS_MOUNTED >'$TMPDIR_TEST/tfs.killed'"
+expect_eq "tracefs unmounted: exit 0" "$(cat "$TMPDIR_TEST/tfs.rc")" 0
 check "tracefs unmounted: fadvise still traced" bash -c "! grep -q 'fadvise: not traced' '$TMPDIR_TEST/tfs'"
-check "tracefs unmounted again afterwards" bash -c "! grep -q ' /sys/kernel/tracing tracefs ' /proc/mounts"
-[ -n "${remount:-}" ] && mount -t tracefs nodev /sys/kernel/tracing
+expect_eq "tracefs unmounted: not mounted for anyone else afterwards" "$(cat "$TMPDIR_TEST/tfs.after")" 0
+expect_eq "tracefs unmounted: not left mounted by a SIGKILLed drainstat" \
+	"$(cat "$TMPDIR_TEST/tfs.killed")" 0
 
 kill $IDLE
 exit 0

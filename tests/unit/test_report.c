@@ -12,6 +12,7 @@
 #include "hist.h"
 #include "ksyms.h"
 #include "model.h"
+#include "escape.h"
 #include "report_text.h"
 
 #define KALLSYMS "tests/fixtures/kallsyms-report"
@@ -266,11 +267,11 @@ static void test_escape(void)
 {
 	char buf[64];
 
-	CHECK_STR(report_text__escape("a\x1b[1m\n\\\"", 16, buf, sizeof(buf)),
+	CHECK_STR(escape__text("a\x1b[1m\n\\\"", 16, buf, sizeof(buf)),
 		  "a\\x1b[1m\\x0a\\x5c\"");
-	CHECK_STR(report_text__escape("\xff\xfe", 16, buf, sizeof(buf)), "\\xff\\xfe");
-	CHECK_STR(report_text__escape("abcdef", 3, buf, sizeof(buf)), "abc");
-	CHECK_STR(report_text__escape("abcdef", 16, buf, 4), "abc");
+	CHECK_STR(escape__text("\xff\xfe", 16, buf, sizeof(buf)), "\\xff\\xfe");
+	CHECK_STR(escape__text("abcdef", 3, buf, sizeof(buf)), "abc");
+	CHECK_STR(escape__text("abcdef", 16, buf, 4), "abc");
 }
 
 int main(void)

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Strings from the traced system (comms, paths) made safe for a terminal. */
+#ifndef ESCAPE_H
+#define ESCAPE_H
+
+#include <stddef.h>
+
+/*
+ * Copies at most len bytes of s (up to its NUL) into buf with every byte that is
+ * not printable ASCII, and the backslash, as \xNN: no escape sequence, newline or
+ * invalid UTF-8 reaches a terminal raw, and the bytes can be read back. Truncated
+ * to fit size, never mid-escape. Returns buf.
+ */
+const char *escape__text(const char *s, size_t len, char *buf, size_t size);
+
+/* The buffer escape__text() needs for len bytes, with its NUL. */
+#define ESCAPE_SIZE(len) ((len)*4 + 1)
+
+#endif /* ESCAPE_H */
