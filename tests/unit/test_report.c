@@ -267,8 +267,7 @@ static void test_escape(void)
 {
 	char buf[64];
 
-	CHECK_STR(escape__text("a\x1b[1m\n\\\"", 16, buf, sizeof(buf)),
-		  "a\\x1b[1m\\x0a\\x5c\"");
+	CHECK_STR(escape__text("a\x1b[1m\n\\\"", 16, buf, sizeof(buf)), "a\\x1b[1m\\x0a\\x5c\"");
 	CHECK_STR(escape__text("\xff\xfe", 16, buf, sizeof(buf)), "\\xff\\xfe");
 	CHECK_STR(escape__text("abcdef", 3, buf, sizeof(buf)), "abc");
 	CHECK_STR(escape__text("abcdef", 16, buf, 4), "abc");

@@ -54,7 +54,7 @@ struct options {
 	const char *comm;
 	long pages;
 	long sleep_ms;
-	long comms; /* -k: the dropper cycles through this many comms; 0: COMM only */
+	long comms;	/* -k: the dropper cycles through this many comms; 0: COMM only */
 	bool wait_usr1; /* -W: round 1 waits for SIGUSR1 */
 	bool verbose;
 	const char *path;
