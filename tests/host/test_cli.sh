@@ -5,44 +5,7 @@
 set -u
 . tests/host/lib.sh
 
-# bad arguments: exit 64 and one line on stderr naming the problem
-bad_args() {
-	local out rc
-	out=$("$DRAINSTAT" "$@" 2>&1 >/dev/null)
-	rc=$?
-	if [ $rc -eq 64 ] && [ -n "$out" ] && grep -q '^drainstat: ' <<<"$out"; then
-		pass "bad arguments: $*"
-	else
-		fail "bad arguments: $*" "exit $rc, stderr '$out'"
-	fi
-}
-bad_args -d 0
-bad_args -d -1
-bad_args -d 1x
-bad_args -d ''
-bad_args -p abc
-bad_args -p 0
-bad_args -p 99999999999
-bad_args 0
-bad_args 1 0
-bad_args 1 2 3
-bad_args x
-bad_args --no-such-option
-bad_args -d 99999999999999999999
-bad_args -C ''
-bad_args -C 1-0
-bad_args -C 1024
-bad_args -C 0,,1
-bad_args -c ''
-bad_args -c 0123456789abcdef
-bad_args --prom ''
-bad_args --prom x.prom -j
-bad_args --prom-sites 0
-bad_args --mode bogus
-bad_args -T 5
-bad_args -T 0us
-bad_args -T 1ms -j
-
+# bad arguments: tests/host/test_faults.sh
 check "--version" bash -c "'$DRAINSTAT' --version | grep -q '^drainstat [0-9]'"
 check "--help exits 0 and shows the synopsis" bash -c "'$DRAINSTAT' --help | grep -q 'INTERVAL'"
 

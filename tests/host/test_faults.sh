@@ -1,0 +1,211 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Faults and bad input, each with one clear line on stderr and its documented exit
+# code: malformed option values, kernels without what drainstat needs (simulated in
+# a mount namespace of the test's own, through the very paths drainstat reads),
+# ftrace refused, sysctls toggled, partial privileges.
+set -u
+. tests/host/lib.sh
+
+# expect_fail CODE NAME CMD...: CMD exits CODE with one "drainstat: " line on stderr
+# (getopt's own complaint may add argp's "Try ..." hint) holding no raw control byte.
+expect_fail() {
+	local code=$1 name=$2 err rc
+	shift 2
+	err=$(timeout -s KILL 30 "$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -ne "$code" ]; then
+		fail "$name" "exit $rc, want $code; stderr '$err'"
+	elif ! head -1 <<<"$err" | grep -q '^drainstat: .'; then
+		fail "$name" "stderr '$err'"
+	elif [ "$(grep -vc '^Try ' <<<"$err")" -ne 1 ]; then
+		fail "$name" "more than one line: '$err'"
+	elif LC_ALL=C grep -q '[[:cntrl:]]' <<<"$err"; then
+		fail "$name" "a raw control byte on stderr"
+	else
+		pass "$name"
+	fi
+}
+bad_args() { expect_fail 64 "bad arguments: $(printf '%q ' "$@")" "$DRAINSTAT" "$@"; }
+
+# every option, malformed: negative, overflowing, garbage suffixes, empty
+for v in 0 -1 '' 1x ' 1' 1e999 nan inf 0x10 99999999999999999999 31622401 1.2.3 .; do
+	bad_args -d "$v"
+	bad_args "$v"
+done
+for v in 0 -1 '' abc 1x 99999999999 4294967297 ' 12' +1; do
+	bad_args -p "$v"
+done
+for v in 0 -1 '' 1x 99999999999999999999 ' 3'; do
+	bad_args 1 "$v"
+done
+for v in '' -1 1-0 1024 0-1024 0,,1 a 0- , 1-2-3 99999999999999999999 $'0\n1'; do
+	bad_args -C "$v"
+done
+bad_args -c ''
+bad_args -c 0123456789abcdef
+for v in 5 0us -1ms 1xs '' ms 1.5.5ms 99999999999999999999s 1e3us nanms; do
+	bad_args -T "$v"
+done
+for v in 0 -1 1001 x '' 99999999999999999999; do
+	bad_args --prom-sites "$v"
+done
+for v in 0 -1 65537 x ''; do
+	bad_args --max-sites "$v"
+done
+for v in 0 262145 x ''; do
+	bad_args --max-stacks "$v"
+done
+bad_args --mode bogus
+bad_args --mode ''
+bad_args --prom ''
+bad_args 1 2 3
+bad_args --no-such-option
+bad_args -Z
+bad_args -d
+bad_args --prom
+# conflicting options
+bad_args --prom x.prom -j
+bad_args -T 1ms -j
+# hostile values are shown escaped (expect_fail checks there is no raw control byte)
+bad_args -d $'1\e[31m\nx'
+bad_args -c $'0123456789abcde\e'
+
+# a PID that does not exist, a thread, a cgroup that is not one
+expect_fail 65 "no such PID: exit 65" "$DRAINSTAT" -p 4194303 -d 1
+expect_fail 66 "no such cgroup: exit 66" "$DRAINSTAT" --cgroup /sys/fs/cgroup/no-such -d 1
+expect_fail 66 "not a cgroup v2 directory: exit 66" "$DRAINSTAT" --cgroup /tmp -d 1
+expect_fail 66 "a hostile cgroup path: escaped" "$DRAINSTAT" --cgroup $'/nope/\e]0;x\a\n' -d 1
+
+# the export path: missing directory, read-only directory, a symlink at the
+# temp file's place (the export is in test_export.sh; a full disk here)
+expect_fail 74 "--prom in a missing directory: exit 74" \
+	"$DRAINSTAT" --prom "$TMPDIR_TEST/none/x.prom" -d 1
+mkdir "$TMPDIR_TEST/ro"
+mount -t tmpfs -o ro,size=64k none "$TMPDIR_TEST/ro"
+expect_fail 74 "--prom in a read-only directory: exit 74" \
+	"$DRAINSTAT" --prom "$TMPDIR_TEST/ro/x.prom" -d 1
+umount "$TMPDIR_TEST/ro"
+mkdir "$TMPDIR_TEST/sym"
+ln -s /etc/passwd "$TMPDIR_TEST/sym/.x.prom.tmp.$$" # not drainstat's pid: harmless
+ln -s "$TMPDIR_TEST/victim" "$TMPDIR_TEST/sym/x.prom"
+"$DRAINSTAT" --prom "$TMPDIR_TEST/sym/x.prom" -d 0.2 >/dev/null 2>&1
+check "--prom over a symlink: the symlink is replaced, its target untouched" \
+	bash -c "[ ! -L '$TMPDIR_TEST/sym/x.prom' ] && [ ! -e '$TMPDIR_TEST/victim' ]"
+# a full filesystem: at start, exit 74; in flight, one message per failure, the
+# previous export stays whole and the run goes on to exit 0
+mkdir "$TMPDIR_TEST/full"
+mount -t tmpfs -o size=16k none "$TMPDIR_TEST/full"
+head -c 16384 /dev/zero >"$TMPDIR_TEST/full/filler" 2>/dev/null
+expect_fail 74 "--prom on a full filesystem: exit 74" \
+	"$DRAINSTAT" --prom "$TMPDIR_TEST/full/x.prom" -d 1
+rm "$TMPDIR_TEST/full/filler"
+"$DRAINSTAT" --prom "$TMPDIR_TEST/full/x.prom" 0.2 -d 1.5 >/dev/null 2>"$TMPDIR_TEST/full.err" &
+FULL=$!
+sleep 0.5
+cp "$TMPDIR_TEST/full/x.prom" "$TMPDIR_TEST/full.first"
+head -c 16384 /dev/zero >"$TMPDIR_TEST/full/filler" 2>/dev/null
+wait $FULL
+expect_eq "filesystem full in flight: exit 0" $? 0
+check "filesystem full in flight: said so" grep -q 'No space left on device (the previous export stays)' \
+	"$TMPDIR_TEST/full.err"
+check "filesystem full in flight: the export left is whole" \
+	bash -c "promtool check metrics <'$TMPDIR_TEST/full/x.prom' >/dev/null 2>&1"
+check "filesystem full in flight: no temp file left" \
+	bash -c "[ \$(ls -A '$TMPDIR_TEST/full' | wc -l) -eq 2 ]"
+umount "$TMPDIR_TEST/full"
+
+# kernels without what drainstat needs, simulated in a mount namespace over the
+# paths drainstat reads. "${NS[@]}" CMD: CMD in a private mount namespace.
+NS=(unshare -m --propagation private bash -c)
+grep -v ' lru_add_drain_per_cpu$' /proc/kallsyms >"$TMPDIR_TEST/kallsyms.nosym"
+sed 's/^[0-9a-f]*/0000000000000000/' /proc/kallsyms >"$TMPDIR_TEST/kallsyms.hidden"
+expect_fail 69 "no BTF: exit 69" "${NS[@]}" "mount -t tmpfs none /sys/kernel/btf && '$DRAINSTAT' -d 1"
+expect_fail 70 "no lru_add_drain_per_cpu: exit 70" \
+	"${NS[@]}" "mount --bind '$TMPDIR_TEST/kallsyms.nosym' /proc/kallsyms && '$DRAINSTAT' -d 1"
+expect_fail 72 "kallsyms addresses hidden: exit 72" \
+	"${NS[@]}" "mount --bind '$TMPDIR_TEST/kallsyms.hidden' /proc/kallsyms && '$DRAINSTAT' -d 1"
+expect_fail 72 "kallsyms unreadable: exit 72" \
+	"${NS[@]}" "mount --bind /dev/null /proc/kallsyms && '$DRAINSTAT' -d 1"
+# the real sysctl: kptr_restrict=2 hides addresses from root too
+KPTR=$(sysctl -n kernel.kptr_restrict)
+sysctl -qw kernel.kptr_restrict=2
+expect_fail 72 "kernel.kptr_restrict=2: exit 72" "$DRAINSTAT" -d 1
+sysctl -qw kernel.kptr_restrict="$KPTR"
+# no tracefs and no right to mount it: only CAP_BPF, CAP_PERFMON and CAP_SYSLOG
+CAPS=-all,+bpf,+perfmon,+syslog
+expect_fail 71 "no tracefs, cannot mount it: exit 71" \
+	"${NS[@]}" "umount /sys/kernel/tracing 2>/dev/null; setpriv --bounding-set=$CAPS --inh-caps=$CAPS \
+		--ambient-caps=$CAPS '$DRAINSTAT' -d 1"
+
+# ftrace refused on this host: the modes that need it fail with 73, auto goes on
+if ! "$DRAINSTAT" -m full -d 0.1 >/dev/null 2>&1; then
+	expect_fail 73 "--mode full refused: exit 73" "$DRAINSTAT" -m full -d 0.1
+	check "--mode auto falls back" bash -c "'$DRAINSTAT' -d 0.1 2>&1 | grep -q '^drainstat [^:]*: mode \(kprobe\|tracepoint\)'"
+fi
+if ! "$DRAINSTAT" -m kprobe -d 0.1 >/dev/null 2>&1; then
+	expect_fail 73 "--mode kprobe refused: exit 73" "$DRAINSTAT" -m kprobe -d 0.1
+fi
+
+# privileges: root without capabilities, and each capability alone
+expect_fail 77 "root without capabilities: exit 77" \
+	setpriv --bounding-set=-all --inh-caps=-all "$DRAINSTAT" -d 1
+for cap in bpf perfmon syslog; do
+	expect_fail 77 "only CAP_${cap^^}: exit 77" setpriv --bounding-set=-all,+$cap \
+		--inh-caps=-all,+$cap --ambient-caps=-all,+$cap \
+		--reuid=65534 --regid=65534 --clear-groups "$DRAINSTAT" -d 1
+done
+# CAP_BPF and CAP_PERFMON without CAP_SYSLOG while kptr_restrict=1: addresses hidden
+sysctl -qw kernel.kptr_restrict=1
+CAPS=-all,+bpf,+perfmon
+expect_fail 72 "CAP_BPF+CAP_PERFMON, no CAP_SYSLOG, kptr_restrict=1: exit 72" \
+	setpriv --bounding-set=$CAPS --inh-caps=$CAPS --ambient-caps=$CAPS \
+	--reuid=65534 --regid=65534 --clear-groups "$DRAINSTAT" -d 1
+sysctl -qw kernel.kptr_restrict="$KPTR"
+# the service's three capabilities, as root (tracefs is root's): a whole run,
+# drainstat started through a wrapper that drops the rest (exec keeps the pid)
+CAPS=-all,+bpf,+perfmon,+syslog
+cat >"$TMPDIR_TEST/capped" <<WRAPPER
+#!/bin/bash
+exec unshare -m --propagation private bash -c '
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+	exec setpriv --bounding-set=$CAPS --inh-caps=$CAPS --ambient-caps=$CAPS "\$@"' \
+	drainstat "$DRAINSTAT" "\$@"
+WRAPPER
+chmod +x "$TMPDIR_TEST/capped"
+N=30
+OUT=$TMPDIR_TEST/caps
+DRAINSTAT=$TMPDIR_TEST/capped forced_drains dscaps
+kill -INT "$DS_PID"
+wait_drainstat
+expect_eq "CAP_BPF+CAP_PERFMON+CAP_SYSLOG only: exit 0" "$DS_RC" 0
+expect_range "CAP_BPF+CAP_PERFMON+CAP_SYSLOG only: drains counted" \
+	"$(site_field "$OUT" generic_fadvise dscaps 3)" $((N - 2)) $N
+
+# kernel.bpf_stats_enabled toggled while tracing: nothing changes but the cost
+STATS=$(sysctl -n kernel.bpf_stats_enabled)
+N=100
+OUT=$TMPDIR_TEST/stats
+# (builtins only: an exiting process drains its CPU, and would take rounds' drains)
+(
+	for _ in $(seq 3000); do
+		echo 1 >/proc/sys/kernel/bpf_stats_enabled
+		echo 0 >/proc/sys/kernel/bpf_stats_enabled
+	done
+) &
+TOGGLER=$!
+forced_drains dsstats
+wait $TOGGLER
+kill -INT "$DS_PID"
+wait_drainstat
+sysctl -qw kernel.bpf_stats_enabled="$STATS"
+expect_eq "bpf_stats toggled: exit 0" "$DS_RC" 0
+# Flipping the sysctl (a static key: kernel text patched) itself makes some rounds'
+# DONTNEED succeed without a drain: the measures must agree with each other.
+DRAINS=$(site_field "$OUT" generic_fadvise dsstats 3)
+expect_eq "bpf_stats toggled: every DONTNEED call counted" "$(fadvise_field "$OUT" dontneed 2)" $N
+expect_range "bpf_stats toggled: drains" "$DRAINS" 1 $N
+expect_eq "bpf_stats toggled: works on CPU 0 = drains" "$(cpu_field "$OUT" 0 2)" "$DRAINS"
+expect_eq "bpf_stats toggled: DONTNEED escalations = drains" \
+	"$(fadvise_field "$OUT" dontneed 3)" "$DRAINS"
+exit 0
