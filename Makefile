@@ -73,6 +73,10 @@ $(OUT)/asan/%.o: src/%.c $(SKELS) | $(OUT)/asan/tests
 $(OUT)/asan/tests/%: tests/unit/%.c $(ASAN_OBJS) | $(OUT)/asan/tests
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Itests/unit -o $@ $(filter %.c %.o,$^) $(LDLIBS)
 
+# drainstat itself under both sanitizers: the host tests run it too (tests/run).
+$(OUT)/asan/drainstat: $(ASAN_OBJS) $(OUT)/asan/main.o
+	$(CC) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+
 $(OUT) $(OUT)/tests $(OUT)/asan/tests $(OUT)/static:
 	mkdir -p $@
 
@@ -86,7 +90,7 @@ deps:
 
 STATIC_BINS := $(OUT)/static/drainstat $(WORKLOADS:$(OUT)/tests/%=$(OUT)/static/%)
 
-check: drainstat unit workloads $(STATIC_BINS)
+check: drainstat unit workloads $(STATIC_BINS) $(OUT)/asan/drainstat
 	tests/run
 
 BENCH_VM_BINS := $(OUT)/static/drainstat $(OUT)/static/drainforce $(OUT)/static/empty_loader \

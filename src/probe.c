@@ -60,7 +60,7 @@ int probe__tracefs(const char *dir)
 {
 	if (is_tracefs(dir))
 		return 0;
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) ||
+	if (unshare(CLONE_NEWNS) || mount("none", "/", "none", MS_REC | MS_SLAVE, NULL) ||
 	    mount("tracefs", dir, "tracefs", 0, NULL))
 		return -errno;
 	return 1;

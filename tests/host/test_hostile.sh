@@ -66,4 +66,57 @@ done
 check "node_exporter: node_textfile_scrape_error 0" grep -q '^node_textfile_scrape_error 0$' "$TMPDIR_TEST/scrape"
 check "node_exporter: drainstat series" grep -q '^drainstat_drains_total{site="generic_fadvise"} ' "$TMPDIR_TEST/scrape"
 kill $NE
+
+# a comm that is not UTF-8: text shows the bytes escaped, JSON stays valid JSON
+# and keeps each byte as \u00XX
+COMM=$'\xff\xfeu8'$$
+COMM=${COMM:0:15}
+OUT=$TMPDIR_TEST/utf8
+forced_drains "$COMM"
+kill -INT "$DS_PID"
+wait_drainstat
+check "invalid UTF-8 comm, text: escaped" grep -qF "generic_fadvise \xff\xfeu8" "$OUT"
+check "invalid UTF-8 comm, text: no raw byte" bash -c "! LC_ALL=C grep -q \$'\xff' '$OUT'"
+OUT=$TMPDIR_TEST/utf8.json
+forced_drains "$COMM" -j
+kill -INT "$DS_PID"
+wait_drainstat
+check "invalid UTF-8 comm, JSON: valid" jq_ok . "$OUT"
+check "invalid UTF-8 comm, JSON: each byte as \\u00XX" grep -qF '"comm":"\u00ff\u00feu8' "$OUT"
+
+# a cgroup and a program file named with ESC, quotes, a backslash, invalid UTF-8
+# (and a newline for the file; cgroup names refuse it): the header's filter and the
+# -T log's user frames stay inert
+V2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+EVIL=$'ds\e[31m"\\\xff'$$
+if [ -n "$V2" ] && mkdir "$V2/$EVIL"; then
+	COMM=dscgevil$$
+	COMM=${COMM:0:15}
+	N=10
+	mkdir -p "$TMPDIR_TEST/bin"
+	cp "$WORKLOADS/drainforce" "$TMPDIR_TEST/bin/$EVIL"$'\n'
+	"$TMPDIR_TEST/bin/$EVIL"$'\n' -W -n $N -c "$COMM" "$TMPDIR_TEST/data" &
+	WL=$!
+	echo $WL >"$V2/$EVIL/cgroup.procs"
+	wait_comm $WL "$COMM"
+	OUT=$TMPDIR_TEST/cgevil
+	start_drainstat "$OUT" --cgroup "$V2/$EVIL" -T 1ns
+	kill -USR1 $WL
+	wait $WL
+	sleep 0.3
+	kill -INT "$DS_PID"
+	wait_drainstat
+	expect_eq "hostile cgroup and file names: exit 0" "$DS_RC" 0
+	check "hostile cgroup and file names: no raw ESC or 0xff" \
+		bash -c "! LC_ALL=C grep -q \$'[\x1b\xff]' '$OUT'"
+	check "hostile cgroup: the header's filter escaped" \
+		grep -qF "cgroup $V2/ds\x1b[31m\"\x5c\xff" "$OUT"
+	expect_range "hostile cgroup: its drains" \
+		"$(site_field "$OUT" generic_fadvise "$COMM" 3)" $((N - 2)) $N
+	check "hostile file name: the workload's frames name it, escaped" \
+		grep -qF "(ds\x1b[31m\"\x5c\xff" "$OUT"
+	rmdir "$V2/$EVIL"
+else
+	fail "hostile cgroup: cannot make one under ${V2:-no cgroup v2}"
+fi
 exit 0

@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Losses are counted and shown in every output, and the run goes on: a site map
+# too small for the sites (--max-sites), a stack map too small for the stacks
+# (--max-stacks), a slow-drain ring buffer nobody reads (drainstat stopped).
+set -u
+. tests/host/lib.sh
+
+# lost_text FILE NAME: the "lost NAME: n" line's n; lost_json FILE NAME; lost_prom FILE NAME
+lost_text() { awk -v n="$2:" '$1 == "lost" && $2 == n { print $3 }' "$1" | tail -1; }
+lost_json() { jq -s --arg n "$2" '.[-1].counters[$n]' "$1"; }
+lost_prom() { awk -v k="drainstat_lost_events_total{reason=\"$2\"}" '$1 == k { print $2 }' "$1"; }
+summary_lost() { grep -o ', [0-9]* lost$' "$1" | tail -1 | tr -dc 0-9; }
+
+# 10 comms (10 sites) into a site map of 3, in all three outputs
+N=60
+K=10
+sites_run() {
+	"$WORKLOADS/drainforce" -W -n $N -k $K -c dsfull "$TMPDIR_TEST/data" &
+	WL=$!
+	wait_comm $WL dsfull || return 1
+	"$DRAINSTAT" -v --max-sites 3 "$@" -p $WL >"$OUT" 2>"$OUT.err" &
+	DS_PID=$!
+	for _ in $(seq 200); do
+		grep -q '^drainstat: mode ' "$OUT.err" && break
+		sleep 0.1
+	done
+	kill -USR1 $WL
+	wait $WL
+	sleep 1.2 # one more interval: the run goes on after the losses
+	kill -INT "$DS_PID"
+	wait_drainstat
+}
+OUT=$TMPDIR_TEST/sites.txt
+sites_run 0.5
+expect_eq "--max-sites 3, text: exit 0" "$DS_RC" 0
+SHOWN=$(awk '$1 == "generic_fadvise" && $2 ~ /^dsfull-/ { print $2 }' "$OUT" | sort -u | wc -l)
+expect_eq "--max-sites 3, text: 3 sites kept" "$SHOWN" 3
+TOTAL=$(awk '/^[0-9:]+  .*drains/ { n++ } $2 == "site_map_full:" { s += $3 } END { print s + 0 }' "$OUT")
+check "--max-sites 3, text: site_map_full counted ($TOTAL)" test "$TOTAL" -gt 0
+check "--max-sites 3, text: in the summary's lost" test "$(grep -c ', [1-9][0-9]* lost$' "$OUT")" -ge 1
+check "--max-sites 3, text: reports after the losses" test "$(grep -c ' drains, ' "$OUT")" -ge 3
+OUT=$TMPDIR_TEST/sites.json
+sites_run -j 0.5
+expect_eq "--max-sites 3, JSON: exit 0" "$DS_RC" 0
+check "--max-sites 3, JSON: site_map_full counted" \
+	test "$(jq -s '[.[].counters.site_map_full] | add' "$OUT")" -gt 0
+check "--max-sites 3, JSON: in lost" test "$(jq -s '[.[].lost] | add' "$OUT")" -gt 0
+OUT=$TMPDIR_TEST/sites.stdout
+PROM=$TMPDIR_TEST/sites.prom
+sites_run --prom "$PROM" 0.5
+expect_eq "--max-sites 3, export: exit 0" "$DS_RC" 0
+check "--max-sites 3, export: site_map_full counted" test "$(lost_prom "$PROM" site_map_full)" -gt 0
+check "--max-sites 3, export: promtool check metrics" bash -c "promtool check metrics <'$PROM'"
+
+# two kernel stacks (fadvise and compaction) into a stack map of 1 bucket
+OUT=$TMPDIR_TEST/stacks
+"$DRAINSTAT" -j --max-stacks 1 >"$OUT" 2>&1 &
+DS_PID=$!
+sleep 1.5
+"$WORKLOADS/drainforce" -n 20 -c dsstk "$TMPDIR_TEST/data"
+"$WORKLOADS/trigger" -c dsstk2 -n 3 compact
+sleep 0.3
+kill -INT $DS_PID
+wait_drainstat
+expect_eq "--max-stacks 1: exit 0" "$DS_RC" 0
+check "--max-stacks 1: stack_lost counted" test "$(lost_json "$OUT" stack_lost)" -gt 0
+check "--max-stacks 1: the drains still counted" \
+	test "$(jq '[.sites[] | select(.comm == "dsstk") | .drains] | add' "$OUT")" -ge 18
+
+# the slow-drain ring buffer overruns while drainstat is stopped: every drain is
+# an event printed or one counted as slow_lost (256 KiB hold about 570 events)
+N=1500
+OUT=$TMPDIR_TEST/ring
+"$WORKLOADS/drainforce" -W -n $N -c dsring "$TMPDIR_TEST/data" &
+WL=$!
+wait_comm $WL dsring
+start_drainstat "$OUT" -T 1ns -p $WL
+kill -STOP "$DS_PID"
+kill -USR1 $WL
+wait $WL
+kill -CONT "$DS_PID"
+sleep 1
+kill -INT "$DS_PID"
+wait_drainstat
+expect_eq "ring buffer overrun: exit 0" "$DS_RC" 0
+EVENTS=$(grep -c '^[0-9:.]* SLOW DRAIN ' "$OUT")
+SLOW_LOST=$(lost_text "$OUT" slow_lost)
+DRAINS=$(site_field "$OUT" generic_fadvise dsring 3)
+check "ring buffer overrun: slow_lost counted (${SLOW_LOST:-0}; $EVENTS events printed)" \
+	test "${SLOW_LOST:-0}" -gt 0
+expect_eq "ring buffer overrun: events printed + slow_lost = drains" \
+	$((EVENTS + ${SLOW_LOST:-0})) "$DRAINS"
+expect_eq "ring buffer overrun: in the summary's lost" "$(summary_lost "$OUT")" "${SLOW_LOST:-0}"
+exit 0
