@@ -19,12 +19,21 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by user space between open and load. */
 /*
- * The work function that marks an LRU drain work. An untyped ksym: libbpf
- * writes its address from /proc/kallsyms into the instruction as an immediate,
- * so the filter path compares against a constant instead of loading one.
+ * The work function that marks an LRU drain work, lru_add_drain_per_cpu's
+ * address, as a 64-bit immediate: the filter path compares against a constant
+ * instead of loading one. User space writes the address over
+ * DRAIN_WORK_FN_PLACEHOLDER between open and load (tracer.c). An untyped __ksym
+ * would do the same, but libbpf resolves one by reading all of /proc/kallsyms,
+ * some 50 ms before anything is attached.
  */
-extern const void lru_add_drain_per_cpu __ksym;
-#define drain_work_fn ((__u64)&lru_add_drain_per_cpu)
+static __always_inline __u64 drain_work_fn_imm(void)
+{
+	__u64 fn;
+
+	asm volatile("%0 = " DRAIN_WORK_FN_PLACEHOLDER_STR " ll" : "=r"(fn));
+	return fn;
+}
+#define drain_work_fn drain_work_fn_imm()
 /* Filters (-p, -c, --cgroup, -C); any_filter says whether any is set. */
 const volatile __u32 filter_tgid;
 const volatile char filter_comm[DRAINSTAT_COMM_LEN];

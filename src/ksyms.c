@@ -9,6 +9,7 @@
  * virtual machine a first touch of a page can cost ~10 us, so every page counts.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <fcntl.h>
@@ -292,6 +293,7 @@ struct prefetch {
 	} slot[PREFETCH_SLOTS];
 	unsigned int next; /* the slot the reader takes next */
 	size_t off;	   /* bytes of it already taken */
+	bool stopped;	   /* its end or error was taken: nothing more will come */
 };
 
 static void *prefetch__run(void *arg)
@@ -319,11 +321,13 @@ static ssize_t prefetch__read(struct prefetch *p, char *buf, size_t size)
 	unsigned int i = p->next;
 	size_t n;
 
-	if (!p->off)
+	if (!p->off && !p->stopped)
 		while (sem_wait(&p->full) && errno == EINTR)
 			;
-	if (p->slot[i].n <= 0)
-		return p->slot[i].n; /* the reader has stopped: the slot stays taken */
+	if (p->slot[i].n <= 0) {
+		p->stopped = true; /* the slot stays taken: waiting again would never end */
+		return p->slot[i].n;
+	}
 	n = (size_t)p->slot[i].n - p->off;
 	n = n < size ? n : size;
 	memcpy(buf, p->slot[i].data + p->off, n);
@@ -577,4 +581,54 @@ const struct ksym *ksyms__get_symbol(const struct ksyms *ks, const char *name)
 size_t ksyms__count(const struct ksyms *ks)
 {
 	return ks ? ks->nr_syms : 0;
+}
+
+/* The first text symbol of vmlinux named names[i], if not found yet. */
+static bool scan__match(const struct ksyms_line *l, const char *const *names, __u64 *addrs,
+			size_t n, size_t *found)
+{
+	size_t i;
+
+	if (l->module || !is_text(l->type))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (addrs[i] || strcmp(l->name, names[i]))
+			continue;
+		addrs[i] = l->addr;
+		(*found)++;
+		return true;
+	}
+	return false;
+}
+
+int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t n)
+{
+	struct ksyms_line l;
+	size_t found = 0, lines = 0, i;
+	char line[512];
+	FILE *f;
+	int err = 0;
+
+	for (i = 0; i < n; i++)
+		addrs[i] = 0;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (found < n && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (parse_line(line, &l))
+			continue;
+		/* kptr_restrict shows every address as 0: the first line tells */
+		if (!lines++ && !l.addr) {
+			err = -EPERM;
+			break;
+		}
+		scan__match(&l, names, addrs, n, &found);
+	}
+	if (!err && ferror(f))
+		err = -EIO;
+	else if (!err && !lines)
+		err = -EINVAL;
+	fclose(f);
+	return err;
 }

@@ -44,6 +44,14 @@ const struct ksym *ksyms__map_frame(const struct ksyms *ks, __u64 addr);
 /* The symbol named name: text symbols first, then the first listed. NULL if none. */
 const struct ksym *ksyms__get_symbol(const struct ksyms *ks, const char *name);
 
+/*
+ * The addresses of a few vmlinux text symbols, read off path without loading
+ * the rest: the scan stops once each of the n names is found, which for
+ * symbols early in the file is a fraction of a full load. addrs[i] is 0 for a
+ * name not found. 0, or -errno as ksyms__load().
+ */
+int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t n);
+
 /* How many symbols were loaded, of every type (no __pfx_ ones). */
 size_t ksyms__count(const struct ksyms *ks);
 

@@ -32,6 +32,9 @@
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t report_requested;
 
+/* What setup needs from kallsyms, found before anything is loaded. */
+enum setup_symbol { SYM_WORK_FN, SYM_DRAIN_ALL_INNER, SYM_CACHE_DISABLE, SYM_NR };
+
 struct session {
 	const struct options *opts;
 	struct ksyms *ksyms;
@@ -40,6 +43,7 @@ struct session {
 	struct utsname uts;
 	char blind_spots[256];
 	__u64 cgroup_id;
+	__u64 setup_syms[SYM_NR]; /* addresses, 0 for none */
 	char filters[512];
 	struct umaps *umaps; /* -T: the last slow process's mappings */
 	__u32 umaps_pid;
@@ -241,31 +245,53 @@ static int check_pid(pid_t pid)
 	return EXIT_OK;
 }
 
-/*
- * The BPF side resolves lru_add_drain_per_cpu itself (a ksym); checking here
- * first turns a kernel without it into a clear message instead of a load error.
- */
-static int load_symbols(struct session *s)
+static int kallsyms_error(int err)
 {
-	__u64 start = now_ns();
-	const struct ksym *sym;
-	int err = ksyms__load(KALLSYMS, &s->ksyms);
-
 	if (err == -EPERM)
 		return fail(EXIT_NO_KALLSYMS,
 			    "kernel addresses in %s are hidden: run as root, or with "
 			    "CAP_SYSLOG (kernel.kptr_restrict=1), or set kernel.kptr_restrict=0",
 			    KALLSYMS);
+	return fail(EXIT_NO_KALLSYMS, "cannot read %s: %s", KALLSYMS, strerror(-err));
+}
+
+/*
+ * The addresses setup needs, from a scan that stops once they are found: the
+ * full symbol table, for stacks, is read after the programs are attached.
+ * Without lru_add_drain_per_cpu drain works cannot be told from the others.
+ */
+static int find_setup_symbols(struct session *s)
+{
+	static const char *const names[SYM_NR] = {
+	    [SYM_WORK_FN] = DRAIN_WORK_FN,
+	    [SYM_DRAIN_ALL_INNER] = "__lru_add_drain_all",
+	    [SYM_CACHE_DISABLE] = "lru_cache_disable",
+	};
+	__u64 start = now_ns();
+	int err = ksyms__scan(KALLSYMS, names, s->setup_syms, SYM_NR);
+
 	if (err)
-		return fail(EXIT_NO_KALLSYMS, "cannot read %s: %s", KALLSYMS, strerror(-err));
-	sym = ksyms__get_symbol(s->ksyms, DRAIN_WORK_FN);
-	if (!sym)
+		return kallsyms_error(err);
+	if (!s->setup_syms[SYM_WORK_FN])
 		return fail(EXIT_NO_SYMBOL,
 			    "this kernel has no %s in %s: cannot tell LRU drain "
 			    "works from other work items",
 			    DRAIN_WORK_FN, KALLSYMS);
-	note(s, "%zu symbols from %s in %.1f ms; %s at 0x%llx", ksyms__count(s->ksyms), KALLSYMS,
-	     (double)(now_ns() - start) / 1e6, DRAIN_WORK_FN, (unsigned long long)sym->addr);
+	note(s, "%s at 0x%llx, found in %.1f ms", DRAIN_WORK_FN,
+	     (unsigned long long)s->setup_syms[SYM_WORK_FN], (double)(now_ns() - start) / 1e6);
+	return EXIT_OK;
+}
+
+/* Every symbol, to name the frames of kernel stacks. */
+static int load_symbols(struct session *s)
+{
+	__u64 start = now_ns();
+	int err = ksyms__load(KALLSYMS, &s->ksyms);
+
+	if (err)
+		return kallsyms_error(err);
+	note(s, "%zu symbols from %s in %.1f ms", ksyms__count(s->ksyms), KALLSYMS,
+	     (double)(now_ns() - start) / 1e6);
 	return EXIT_OK;
 }
 
@@ -349,9 +375,9 @@ static int start_tracer(struct session *s)
 	    .max_sites = s->opts->max_sites,
 	    .max_stacks = s->opts->max_stacks,
 	    .mode = s->opts->mode,
-	    .drain_fn =
-		ksyms__get_symbol(s->ksyms, "__lru_add_drain_all") ? "__lru_add_drain_all" : NULL,
-	    .has_cache_disable = ksyms__get_symbol(s->ksyms, "lru_cache_disable") != NULL,
+	    .drain_work_fn = s->setup_syms[SYM_WORK_FN],
+	    .drain_fn = s->setup_syms[SYM_DRAIN_ALL_INNER] ? "__lru_add_drain_all" : NULL,
+	    .has_cache_disable = s->setup_syms[SYM_CACHE_DISABLE] != 0,
 	    .tracefs = TRACEFS,
 	    .slow_threshold_ns = s->opts->slow_ns,
 	};
@@ -426,11 +452,13 @@ static int setup(struct session *s)
 	if (code == EXIT_OK)
 		code = check_kernel(s);
 	if (code == EXIT_OK)
-		code = load_symbols(s);
+		code = find_setup_symbols(s);
 	if (code == EXIT_OK)
 		code = start_tracer(s);
 	if (code == EXIT_OK)
 		describe(s);
+	if (code == EXIT_OK)
+		code = load_symbols(s);
 	return code;
 }
 

@@ -134,6 +134,48 @@ static void plan_mode(struct plan *p, struct drainstat_bpf *s, const struct trac
 		plan_kprobe(p, s, o, f);
 }
 
+/* Writes addr over every 64-bit immediate that holds placeholder in prog. */
+static int patch_imm64(struct bpf_program *prog, __u64 placeholder, __u64 addr)
+{
+	size_t i, n = bpf_program__insn_cnt(prog);
+	struct bpf_insn *insns;
+	int err, patched = 0;
+
+	insns = malloc(n * sizeof(*insns));
+	if (!insns)
+		return -ENOMEM;
+	memcpy(insns, bpf_program__insns(prog), n * sizeof(*insns));
+	for (i = 0; i + 1 < n; i++) {
+		if (insns[i].code != (BPF_LD | BPF_DW | BPF_IMM) || insns[i].src_reg ||
+		    (__u32)insns[i].imm != (__u32)placeholder ||
+		    (__u32)insns[i + 1].imm != (__u32)(placeholder >> 32))
+			continue;
+		insns[i].imm = (__s32)(__u32)addr;
+		insns[i + 1].imm = (__s32)(__u32)(addr >> 32);
+		patched++;
+		i++;
+	}
+	err = patched ? bpf_program__set_insns(prog, insns, n) : 0;
+	free(insns);
+	return err;
+}
+
+/* lru_add_drain_per_cpu's address into the programs that will load (drainstat.bpf.c). */
+static int set_drain_work_fn(struct drainstat_bpf *skel, __u64 addr)
+{
+	struct bpf_program *prog;
+	int err = 0;
+
+	bpf_object__for_each_program(prog, skel->obj)
+	{
+		if (bpf_program__autoload(prog))
+			err = patch_imm64(prog, DRAIN_WORK_FN_PLACEHOLDER, addr);
+		if (err)
+			break;
+	}
+	return err;
+}
+
 static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 		     const struct plan *plan, enum drain_mode mode, int nr_cpus)
 {
@@ -166,6 +208,8 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 			err = bpf_program__set_attach_target(skel->progs.drainstat_fexit_drain, 0,
 							     opts->drain_fn);
 	}
+	if (!err)
+		err = set_drain_work_fn(skel, opts->drain_work_fn);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.cpus, (__u32)nr_cpus);
 	if (!err && opts->max_sites)

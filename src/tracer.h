@@ -27,6 +27,7 @@ struct tracer_opts {
 	__u32 max_sites;	     /* 0: the BPF object's default */
 	__u32 max_stacks;
 	enum drain_mode mode;
+	__u64 drain_work_fn;	 /* lru_add_drain_per_cpu's address: marks drain works */
 	const char *drain_fn;	 /* __lru_add_drain_all's symbol if it has one (6.18), else NULL */
 	bool has_cache_disable;	 /* lru_cache_disable() exists (5.13 and later) */
 	const char *tracefs;	 /* where tracefs is mounted */

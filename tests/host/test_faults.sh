@@ -155,12 +155,14 @@ for cap in bpf perfmon syslog; do
 		--inh-caps=-all,+$cap --ambient-caps=-all,+$cap \
 		--reuid=65534 --regid=65534 --clear-groups "$DRAINSTAT" -d 1
 done
-# CAP_BPF and CAP_PERFMON without CAP_SYSLOG while kptr_restrict=1: addresses hidden
+# CAP_BPF and CAP_PERFMON without CAP_SYSLOG while kptr_restrict=1: addresses
+# hidden (tracefs mounted for it: without CAP_SYS_ADMIN it could not mount it)
 sysctl -qw kernel.kptr_restrict=1
 CAPS=-all,+bpf,+perfmon
 expect_fail 72 "CAP_BPF+CAP_PERFMON, no CAP_SYSLOG, kptr_restrict=1: exit 72" \
-	setpriv --bounding-set=$CAPS --inh-caps=$CAPS --ambient-caps=$CAPS \
-	--reuid=65534 --regid=65534 --clear-groups "$DRAINSTAT" -d 1
+	"${NS[@]}" "mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+	exec setpriv --bounding-set=$CAPS --inh-caps=$CAPS --ambient-caps=$CAPS \
+		--reuid=65534 --regid=65534 --clear-groups '$DRAINSTAT' -d 1"
 sysctl -qw kernel.kptr_restrict="$KPTR"
 # the service's three capabilities, as root (tracefs is root's): a whole run,
 # drainstat started through a wrapper that drops the rest (exec keeps the pid)
