@@ -75,17 +75,6 @@ static void symbolize(const struct snap_site *s, const struct ksyms *ks, struct 
 		snprintf(site, site_size, "0x%llx", (unsigned long long)s->ips[pick]);
 }
 
-static struct model_site *find_row(struct model *m, const char *site, const char *comm)
-{
-	int i;
-
-	for (i = 0; i < m->nr_sites; i++)
-		if (!strcmp(m->sites[i].site, site) &&
-		    !strncmp(m->sites[i].comm, comm, DRAINSTAT_COMM_LEN))
-			return &m->sites[i];
-	return NULL;
-}
-
 static int add_stack(struct model_site *row, const struct model_stack *st)
 {
 	struct model_stack *stacks =
@@ -121,13 +110,48 @@ static bool site_moved(const struct snap_site *cur, const struct snap_site *prev
 	       cur->stats.local_ns.count != prev->stats.local_ns.count;
 }
 
-static struct model_site *row_for(struct model *m, const char *site, const char *comm)
-{
-	struct model_site *row = find_row(m, site, comm);
+/* Rows by site and comm: open addressing over a power of two of slots. */
+struct row_index {
+	int *slots; /* row + 1; 0 is free */
+	size_t mask;
+};
 
-	if (row)
-		return row;
+static __u32 row_hash(const char *site, const char *comm)
+{
+	__u32 h = 2166136261u; /* FNV-1a */
+	size_t i;
+
+	for (; *site; site++)
+		h = (h ^ (unsigned char)*site) * 16777619u;
+	for (i = 0; i < DRAINSTAT_COMM_LEN && comm[i]; i++)
+		h = (h ^ (unsigned char)comm[i]) * 16777619u;
+	return h;
+}
+
+static int row_index__init(struct row_index *ix, int rows)
+{
+	size_t n = 16;
+
+	while (n < (size_t)rows * 2)
+		n *= 2;
+	ix->slots = calloc(n, sizeof(*ix->slots));
+	ix->mask = n - 1;
+	return ix->slots ? 0 : -ENOMEM;
+}
+
+static struct model_site *row_for(struct model *m, struct row_index *ix, const char *site,
+				  const char *comm)
+{
+	size_t i = row_hash(site, comm) & ix->mask;
+	struct model_site *row;
+
+	for (; ix->slots[i]; i = (i + 1) & ix->mask) {
+		row = &m->sites[ix->slots[i] - 1];
+		if (!strcmp(row->site, site) && !strncmp(row->comm, comm, DRAINSTAT_COMM_LEN))
+			return row;
+	}
 	row = &m->sites[m->nr_sites++];
+	ix->slots[i] = m->nr_sites;
 	memset(row, 0, sizeof(*row));
 	snprintf(row->site, sizeof(row->site), "%s", site);
 	memcpy(row->comm, comm, sizeof(row->comm));
@@ -135,8 +159,8 @@ static struct model_site *row_for(struct model *m, const char *site, const char 
 }
 
 /* Adds the activity of one snapshot site (minus its previous reading) to its row. */
-static int add_site(struct model *m, const struct snap_site *cur, const struct snap_site *prev,
-		    const struct ksyms *ks, struct model_stack *st)
+static int add_site(struct model *m, struct row_index *ix, const struct snap_site *cur,
+		    const struct snap_site *prev, const struct ksyms *ks, struct model_stack *st)
 {
 	const struct site_stats *c = &cur->stats, *p = prev ? &prev->stats : NULL;
 	char site[MODEL_NAME_LEN], comm[DRAINSTAT_COMM_LEN];
@@ -147,7 +171,7 @@ static int add_site(struct model *m, const struct snap_site *cur, const struct s
 	symbolize(cur, ks, st, site, sizeof(site));
 	memcpy(comm, cur->key.comm, sizeof(comm));
 	comm[sizeof(comm) - 1] = '\0';
-	row = row_for(m, site, comm);
+	row = row_for(m, ix, site, comm);
 	row->drains += delta(c->drains, p ? &p->drains : NULL);
 	row->forced_drains += delta(c->forced_drains, p ? &p->forced_drains : NULL);
 	row->empty_drains += delta(c->empty_drains, p ? &p->empty_drains : NULL);
@@ -187,20 +211,24 @@ static int build_sites(struct model *m, const struct snapshot *cur, const struct
 		       const struct ksyms *ks)
 {
 	struct model_stack *st = malloc(sizeof(*st));
+	struct row_index ix = {};
 	int i, err = 0;
 
-	m->sites = calloc((size_t)cur->nr_sites + 1, sizeof(*m->sites));
-	if (!m->sites || !st) {
+	/* rows are filled as they are used: malloc, not calloc (row_for() clears each) */
+	m->sites = malloc(((size_t)cur->nr_sites + 1) * sizeof(*m->sites));
+	if (!m->sites || !st || row_index__init(&ix, cur->nr_sites)) {
 		free(st);
+		free(ix.slots);
 		return -ENOMEM;
 	}
 	for (i = 0; i < cur->nr_sites && !err; i++) {
 		const struct snap_site *p =
 		    prev ? snapshot__find_site(prev, &cur->sites[i].key) : NULL;
 
-		err = add_site(m, &cur->sites[i], p, ks, st);
+		err = add_site(m, &ix, &cur->sites[i], p, ks, st);
 	}
 	free(st);
+	free(ix.slots);
 	qsort(m->sites, (size_t)m->nr_sites, sizeof(*m->sites), cmp_sites);
 	for (i = 0; i < m->nr_sites; i++) {
 		qsort(m->sites[i].stacks, (size_t)m->sites[i].nr_stacks, sizeof(struct model_stack),

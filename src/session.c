@@ -492,19 +492,25 @@ static __u64 interval_of(const struct options *o)
 	return o->prom_path ? PROM_INTERVAL_NS : 0;
 }
 
-/* One report from a fresh snapshot; cur becomes prev. */
-static int report_now(struct session *s, struct snapshot *prev, bool since_prev, __u64 start_ns)
+/*
+ * One report from a fresh snapshot read into *spare (its buffers reused); the
+ * reading becomes *prev and the old *prev the next spare.
+ */
+static int report_now(struct session *s, struct snapshot *prev, struct snapshot *spare,
+		      bool since_prev, __u64 start_ns)
 {
-	struct snapshot cur = {};
+	struct snapshot old;
 	int err;
 
-	err = tracer__snapshot(s->tracer, &cur);
+	err = tracer__snapshot(s->tracer, spare);
 	if (!err)
-		err = report(s, &cur, since_prev ? prev : NULL, start_ns);
-	snapshot__free(err ? &cur : prev);
-	if (!err)
-		*prev = cur;
-	return err;
+		err = report(s, spare, since_prev ? prev : NULL, start_ns);
+	if (err)
+		return err;
+	old = *prev;
+	*prev = *spare;
+	*spare = old;
+	return 0;
 }
 
 /*
@@ -515,7 +521,7 @@ static int report_now(struct session *s, struct snapshot *prev, bool since_prev,
 static int trace_loop(struct session *s)
 {
 	const struct options *o = s->opts;
-	struct snapshot prev = {};
+	struct snapshot prev = {}, spare = {};
 	__u64 interval = interval_of(o), start = now_ns();
 	__u64 end = o->duration_ns ? start + o->duration_ns : ~0ULL;
 	__u64 next = interval ? start + interval : end, reports = 0, due;
@@ -530,7 +536,7 @@ static int trace_loop(struct session *s)
 		if (!scheduled && !report_requested)
 			continue;
 		report_requested = 0;
-		err = report_now(s, &prev, interval && prev.taken_ns, start);
+		err = report_now(s, &prev, &spare, interval && prev.taken_ns, start);
 		if (err)
 			break;
 		if (!scheduled)
@@ -541,6 +547,7 @@ static int trace_loop(struct session *s)
 		next += interval;
 	}
 	snapshot__free(&prev);
+	snapshot__free(&spare);
 	return err;
 }
 

@@ -6,6 +6,7 @@
 #ifndef SNAPSHOT_H
 #define SNAPSHOT_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 #include "drainstat.h"
 
@@ -20,6 +21,8 @@ struct snapshot {
 	__u64 taken_ns; /* CLOCK_MONOTONIC */
 	struct snap_site *sites;
 	int nr_sites;
+	int sites_cap;	   /* sites allocated: a snapshot read again reuses them */
+	bool sites_sorted; /* by key (snapshot__sort_sites): lookups are a binary search */
 	struct cpu_stats *cpus;
 	int nr_cpus;
 	struct fadvise_stats fadvise[FADVISE_ADVICE_SLOTS];
@@ -27,6 +30,8 @@ struct snapshot {
 };
 
 void snapshot__free(struct snapshot *snap);
+/* Sorts the sites by key, so that snapshot__find_site() takes log n. */
+void snapshot__sort_sites(struct snapshot *snap);
 const struct snap_site *snapshot__find_site(const struct snapshot *snap,
 					    const struct site_key *key);
 

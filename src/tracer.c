@@ -407,9 +407,15 @@ static int read_sites(const struct tracer *t, struct snapshot *snap)
 	struct site_key key, *prev = NULL;
 	int err;
 
-	snap->sites = calloc(cap, sizeof(*snap->sites));
-	if (!snap->sites)
-		return -ENOMEM;
+	if (snap->sites_cap < (int)cap) {
+		free(snap->sites);
+		snap->sites_cap = 0;
+		snap->sites = malloc(cap * sizeof(*snap->sites));
+		if (!snap->sites)
+			return -ENOMEM;
+		snap->sites_cap = (int)cap;
+	}
+	snap->nr_sites = 0;
 	while (snap->nr_sites < (int)cap && !bpf_map__get_next_key(map, prev, &key, sizeof(key))) {
 		struct snap_site *s = &snap->sites[snap->nr_sites];
 
@@ -425,6 +431,7 @@ static int read_sites(const struct tracer *t, struct snapshot *snap)
 			return err;
 		snap->nr_sites++;
 	}
+	snapshot__sort_sites(snap);
 	return 0;
 }
 
@@ -481,10 +488,16 @@ static int read_counters(const struct tracer *t, struct snapshot *snap)
 
 int tracer__snapshot(const struct tracer *t, struct snapshot *snap)
 {
+	struct snap_site *sites = snap->sites;
+	int sites_cap = snap->sites_cap;
 	struct timespec ts;
 	int err;
 
+	/* the sites array of a snapshot read before is reused: no fresh pages to fault in */
+	free(snap->cpus);
 	memset(snap, 0, sizeof(*snap));
+	snap->sites = sites;
+	snap->sites_cap = sites_cap;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snap->taken_ns = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 	err = read_sites(t, snap);
