@@ -113,8 +113,8 @@ if [ -n "$V2" ] && mkdir "$V2/$EVIL"; then
 		grep -qF "cgroup $V2/ds\x1b[31m\"\x5c\xff" "$OUT"
 	expect_range "hostile cgroup: its drains" \
 		"$(site_field "$OUT" generic_fadvise "$COMM" 3)" $((N - 2)) $N
-	check "hostile file name: the workload's frames name it, escaped" \
-		grep -qF "(ds\x1b[31m\"\x5c\xff" "$OUT"
+	# (the user stack stops in libc, which has no frame pointers: the program's
+	# own file name in a frame is tests/unit/test_umaps.c's)
 	rmdir "$V2/$EVIL"
 else
 	fail "hostile cgroup: cannot make one under ${V2:-no cgroup v2}"

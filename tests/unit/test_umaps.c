@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "elfsyms.h"
+#include "escape.h"
 #include "umaps.h"
 
 /* Not inlined, so that its address is its own. */
@@ -54,6 +55,26 @@ static void test_maps_fixture(void)
 	CHECK(umaps__load(0, "/nonexistent", &um) < 0);
 }
 
+/* A hostile file name reaches the -T log only through escape__text(): inert there. */
+static void test_hostile_file_name(void)
+{
+	char path[] = "/tmp/umaps-test.XXXXXX", buf[256], shown[ESCAPE_SIZE(256)];
+	struct umaps *um = NULL;
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	/* the kernel writes a newline in a path as \012 (seq_path) */
+	fputs("55d0c5a00000-55d0c5a02000 r-xp 00000000 fd:01 123 /tmp/ev\x1b[31m\"\\\xff\\012\n",
+	      f);
+	fclose(f);
+	CHECK(umaps__load(0, path, &um) == 0);
+	umaps__describe(um, 0x55d0c5a00010, buf, sizeof(buf));
+	CHECK_STR(escape__text(buf, sizeof(buf), shown, sizeof(shown)),
+		  "ev\\x1b[31m\"\\x5c\\xff\\x5c012+0x10");
+	umaps__free(um);
+	unlink(path);
+}
+
 static void test_elfsyms_errors(void)
 {
 	char name[64];
@@ -69,6 +90,7 @@ int main(void)
 
 	RUN(test_own_function_named);
 	RUN(test_maps_fixture);
+	RUN(test_hostile_file_name);
 	RUN(test_elfsyms_errors);
 	return failed ? 1 : umaps_test_marker(0) - 1;
 }
