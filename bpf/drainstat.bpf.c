@@ -71,7 +71,7 @@ struct drain_state {
 	__u32 tgid;
 	__u32 caller_cpu;
 	__s32 ustack_id;
-	__u32 pad2;
+	__u32 closed; /* tracepoint mode: the wait is recorded (see drain_close()) */
 	__u64 lock_ns;
 	__u64 slowest_work_ns; /* dispatch + run of its slowest work */
 };
@@ -363,14 +363,21 @@ static __always_inline struct drain_state *drain_open(void *ctx, __u32 tid, __u6
 	return bpf_map_lookup_elem(&drains, &tid);
 }
 
-/* A late work joins a drain whose wait was already recorded: take that wait back. */
-static __always_inline void drain_reopen(struct drain_state *d)
+/*
+ * Tracepoint mode: the caller queues a work to a drain that may have ended: if
+ * its wait was recorded, take that wait back; the drain ends again with the
+ * new work. A close in flight on another CPU that has not set closed yet is
+ * found by the next close instead (drain_close()).
+ */
+static __always_inline void drain_join(struct drain_state *d)
 {
-	struct site_stats *s = bpf_map_lookup_elem(&sites, &d->site);
+	struct site_stats *s;
 
+	if (!__sync_lock_test_and_set(&d->closed, 0))
+		return;
+	s = bpf_map_lookup_elem(&sites, &d->site);
 	if (s)
 		hist_remove(&s->wait_ns, d->recorded_wait_ns);
-	d->recorded_wait_ns = 0;
 	count(CNT_WAIT_REVISED);
 	__sync_fetch_and_add(&open_drains, 1);
 }
@@ -445,8 +452,8 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 		queue_in_call(d, now);
 	else if (!d || starts_new_drain(d, now, nvcsw, target_cpu))
 		d = drain_open(ctx, tid, now, nvcsw);
-	else if (d->recorded_wait_ns)
-		drain_reopen(d);
+	else
+		drain_join(d);
 	if (!d) {
 		count(CNT_WORK_MAP_FULL);
 		return;
@@ -492,6 +499,29 @@ static __always_inline void account_cpu(__u32 cpu, bool self, __u64 dispatch, __
 	hist_add(&c->run_ns, run);
 }
 
+/*
+ * Tracepoint mode, the drain's last pending work ended: record the caller's
+ * wait. closed makes it once per drain even when a join races a close: a
+ * caller that queued between another close's last decrement and its setting
+ * closed did not take that wait back, so this later close replaces it.
+ */
+static __always_inline bool drain_close(struct drain_state *d, struct site_stats *s, __u64 wait)
+{
+	__u64 earlier;
+
+	if (s)
+		hist_add(&s->wait_ns, wait);
+	earlier = __sync_lock_test_and_set(&d->recorded_wait_ns, wait);
+	if (!__sync_lock_test_and_set(&d->closed, 1)) {
+		__sync_fetch_and_add(&open_drains, -1);
+		return true;
+	}
+	if (s)
+		hist_remove(&s->wait_ns, earlier);
+	count(CNT_WAIT_REVISED);
+	return false;
+}
+
 /* The work ended: if it was its drain's last pending one, the caller's wait is known. */
 static __always_inline void drain_work_done(const struct work_state *ws, struct site_stats *s,
 					    __u64 now, __u32 cpu, __u64 dispatch, __u64 run)
@@ -506,12 +536,8 @@ static __always_inline void drain_work_done(const struct work_state *ws, struct 
 	if (__sync_fetch_and_add(&d->pending, -1) != 1 || d->by_entry)
 		return;
 	wait = now - d->id_ns;
-	if (s)
-		hist_add(&s->wait_ns, wait);
-	d->recorded_wait_ns = wait;
-	__sync_fetch_and_add(&open_drains, -1);
 	/* tracepoint mode: the slowest work is what is known to be slow */
-	if (slow_threshold_ns && d->slowest_work_ns >= slow_threshold_ns)
+	if (drain_close(d, s, wait) && slow_threshold_ns && d->slowest_work_ns >= slow_threshold_ns)
 		slow_emit(d, ws->caller_tid, now, wait);
 }
 
