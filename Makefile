@@ -90,7 +90,7 @@ deps:
 
 STATIC_BINS := $(OUT)/static/drainstat $(WORKLOADS:$(OUT)/tests/%=$(OUT)/static/%)
 
-check: drainstat unit workloads $(STATIC_BINS) $(OUT)/asan/drainstat
+check: drainstat unit workloads $(STATIC_BINS) $(OUT)/asan/drainstat fuzz-bins
 	tests/run
 
 BENCH_VM_BINS := $(OUT)/static/drainstat $(OUT)/static/drainforce $(OUT)/static/empty_loader \

@@ -123,6 +123,36 @@ int cli__parse_cpulist(const char *s, __u64 *mask)
 	return 0;
 }
 
+/*
+ * "2.5" of unit_ns nanoseconds: digits, an optional fraction (finer than a
+ * nanosecond is dropped), at most SECONDS_MAX seconds in all, more than 0 ns.
+ */
+static int parse_scaled(const char *s, __u64 unit_ns, __u64 *ns)
+{
+	__u64 whole = 0, frac = 0, scale = unit_ns, max = SECONDS_MAX * (1000000000ULL / unit_ns);
+	const char *p = s;
+
+	if (!s || !isdigit((unsigned char)*p))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p); p++) {
+		whole = whole * 10 + (__u64)(*p - '0');
+		if (whole > max)
+			return -EINVAL;
+	}
+	if (*p == '.') {
+		if (!isdigit((unsigned char)*++p))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*p); p++) {
+			scale /= 10;
+			frac += (__u64)(*p - '0') * scale;
+		}
+	}
+	if (*p || whole * unit_ns + frac == 0)
+		return -EINVAL;
+	*ns = whole * unit_ns + frac;
+	return 0;
+}
+
 int cli__parse_duration(const char *s, __u64 *ns)
 {
 	static const struct {
@@ -145,11 +175,8 @@ int cli__parse_duration(const char *s, __u64 *ns)
 			return -EINVAL;
 		memcpy(num, s, len);
 		num[len] = '\0';
-		/* seconds with a fraction, scaled: "1.5" of ms is 1500000 ns */
-		if (cli__parse_seconds(num, &v))
-			return -EINVAL;
-		v = v / (1000000000ULL / units[i].ns);
-		if (!v)
+		/* "1.5" of ms is 1500000 ns */
+		if (parse_scaled(num, units[i].ns, &v))
 			return -EINVAL;
 		*ns = v;
 		return 0;
@@ -159,28 +186,7 @@ int cli__parse_duration(const char *s, __u64 *ns)
 
 int cli__parse_seconds(const char *s, __u64 *ns)
 {
-	__u64 whole = 0, frac = 0, scale = 1000000000ULL;
-	const char *p = s;
-
-	if (!s || !isdigit((unsigned char)*p))
-		return -EINVAL;
-	for (; isdigit((unsigned char)*p); p++) {
-		whole = whole * 10 + (__u64)(*p - '0');
-		if (whole > SECONDS_MAX)
-			return -EINVAL;
-	}
-	if (*p == '.') {
-		if (!isdigit((unsigned char)*++p))
-			return -EINVAL;
-		for (; isdigit((unsigned char)*p); p++) {
-			scale /= 10;
-			frac += (__u64)(*p - '0') * scale;
-		}
-	}
-	if (*p || (!whole && !frac))
-		return -EINVAL;
-	*ns = whole * 1000000000ULL + frac;
-	return 0;
+	return parse_scaled(s, 1000000000ULL, ns);
 }
 
 /* One line, then exit: argp_error() would add a second "Try --help" line. */

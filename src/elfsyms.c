@@ -34,6 +34,7 @@ static int find_in_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, __u64 vadd
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t i, n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
+	const char *sym_name;
 	GElf_Sym sym;
 
 	for (i = 0; data && i < n; i++) {
@@ -42,7 +43,11 @@ static int find_in_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, __u64 vadd
 			continue;
 		if (vaddr < sym.st_value || vaddr >= sym.st_value + (sym.st_size ? sym.st_size : 1))
 			continue;
-		snprintf(name, size, "%s", elf_strptr(elf, sh->sh_link, sym.st_name));
+		/* NULL for a name outside the string table: any user can build such a file */
+		sym_name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!sym_name)
+			continue;
+		snprintf(name, size, "%s", sym_name);
 		*off = vaddr - sym.st_value;
 		return 0;
 	}

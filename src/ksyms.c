@@ -603,9 +603,10 @@ static bool scan__match(const struct ksyms_line *l, const char *const *names, __
 
 int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t n)
 {
+	size_t found = 0, lines = 0, i, size = 0;
 	struct ksyms_line l;
-	size_t found = 0, lines = 0, i;
-	char line[512];
+	bool any_addr = false;
+	char *line = NULL;
 	FILE *f;
 	int err = 0;
 
@@ -614,21 +615,25 @@ int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	while (found < n && fgets(line, sizeof(line), f)) {
+	/* whole lines: the rest of one longer than a buffer would parse as a line of its own */
+	while (found < n && getline(&line, &size, f) > 0) {
 		line[strcspn(line, "\n")] = '\0';
 		if (parse_line(line, &l))
 			continue;
-		/* kptr_restrict shows every address as 0: the first line tells */
-		if (!lines++ && !l.addr) {
-			err = -EPERM;
-			break;
-		}
+		lines++;
+		/* percpu symbols are at 0; kptr_restrict shows every address as 0 */
+		if (!l.addr)
+			continue;
+		any_addr = true;
 		scan__match(&l, names, addrs, n, &found);
 	}
-	if (!err && ferror(f))
+	if (ferror(f))
 		err = -EIO;
-	else if (!err && !lines)
+	else if (!lines)
 		err = -EINVAL;
+	else if (!any_addr)
+		err = -EPERM;
+	free(line);
 	fclose(f);
 	return err;
 }

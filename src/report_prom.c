@@ -9,6 +9,7 @@
  * le="2^k ns" holds the samples below 2^k ns (a sample of exactly 2^k ns, the
  * first of its bucket, is counted at the next edge).
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,19 +39,34 @@ static void put_family(FILE *f, const char *name, const char *type, const char *
 	fprintf(f, "# HELP drainstat_%s %s\n# TYPE drainstat_%s %s\n", name, help, name, type);
 }
 
-/* Escapes what the format requires; bytes past ASCII become '?' so the file stays UTF-8. */
+/* Bytes past ASCII (the file stays UTF-8) and control bytes show as '?'; '\n' is escaped. */
+static char label_char(char c)
+{
+	return c == '\n' || (c >= 0x20 && c < 0x7f) ? c : '?';
+}
+
+/* Escapes what the format requires. */
 static void put_label_value(FILE *f, const char *s)
 {
 	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+		char c = label_char(*s);
 
 		if (c == '\\' || c == '"')
 			fprintf(f, "\\%c", c);
 		else if (c == '\n')
 			fputs("\\n", f);
 		else
-			fputc(c < 0x80 ? c : '?', f);
+			fputc(c, f);
 	}
+}
+
+/* Two site names that show as one label value are one series, or it would come twice. */
+static bool same_label(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++)
+		if (label_char(*a) != label_char(*b))
+			return false;
+	return *a == *b;
 }
 
 static void put_label(FILE *f, const char *name, const char *value)
@@ -111,7 +127,7 @@ static int merge_sites(const struct model *m, struct prom_site *v)
 	int i, j, n = 0;
 
 	for (i = 0; i < m->nr_sites; i++) {
-		for (j = 0; j < n && strcmp(v[j].name, m->sites[i].site); j++)
+		for (j = 0; j < n && !same_label(v[j].name, m->sites[i].site); j++)
 			;
 		if (j == n)
 			v[n++].name = m->sites[i].site;
@@ -121,17 +137,25 @@ static int merge_sites(const struct model *m, struct prom_site *v)
 	return n;
 }
 
-/* Keeps the first max_sites and sums the rest into site="other". */
+/*
+ * Keeps the first max_sites and sums the rest into site="other", with them a site
+ * itself named "other" (its series would come twice).
+ */
 static int fold_other(struct prom_site *v, int n, int max_sites)
 {
-	int i;
+	struct prom_site other = {.name = "other"};
+	int i, kept = 0;
 
 	if (max_sites <= 0 || n <= max_sites)
 		return n;
-	for (i = max_sites + 1; i < n; i++)
-		add_site(&v[max_sites], &v[i]);
-	v[max_sites].name = "other";
-	return max_sites + 1;
+	for (i = 0; i < n; i++) {
+		if (kept == max_sites || same_label(v[i].name, "other"))
+			add_site(&other, &v[i]);
+		else
+			memmove(&v[kept++], &v[i], sizeof(*v));
+	}
+	v[kept] = other;
+	return kept + 1;
 }
 
 static void put_site_counter(FILE *f, const struct prom_site *v, int n, const char *name,

@@ -58,11 +58,11 @@ struct site_widths {
 static struct site_widths site_widths(const struct model *m)
 {
 	struct site_widths w = {4, 4};
-	char buf[4 * DRAINSTAT_COMM_LEN + 1];
+	char buf[ESCAPE_SIZE(MODEL_NAME_LEN)];
 	int i, n;
 
 	for (i = 0; i < m->nr_sites; i++) {
-		n = (int)strlen(m->sites[i].site);
+		n = (int)strlen(escape__text(m->sites[i].site, MODEL_NAME_LEN, buf, sizeof(buf)));
 		w.site = n > w.site ? n : w.site;
 		n = (int)strlen(
 		    escape__text(m->sites[i].comm, DRAINSTAT_COMM_LEN, buf, sizeof(buf)));
@@ -90,9 +90,10 @@ static void print_site_header(FILE *f, const struct site_widths *w, const struct
 static void print_site_row(FILE *f, const struct model_site *s, const struct site_widths *w,
 			   const struct model_info *info)
 {
-	char comm[4 * DRAINSTAT_COMM_LEN + 1];
+	char comm[4 * DRAINSTAT_COMM_LEN + 1], site[ESCAPE_SIZE(MODEL_NAME_LEN)];
 
-	fprintf(f, "%-*.*s %-*s %6llu %5llu %4llu", w->site, SITE_MAX_W, s->site, w->comm,
+	fprintf(f, "%-*.*s %-*s %6llu %5llu %4llu", w->site, SITE_MAX_W,
+		escape__text(s->site, MODEL_NAME_LEN, site, sizeof(site)), w->comm,
 		escape__text(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)),
 		(unsigned long long)s->drains, (unsigned long long)s->works,
 		(unsigned long long)s->self_works);
@@ -111,6 +112,7 @@ static void print_site_row(FILE *f, const struct model_site *s, const struct sit
 
 static void print_stacks(FILE *f, const struct model_site *s)
 {
+	char frame[ESCAPE_SIZE(MODEL_NAME_LEN)];
 	int i, j;
 
 	for (i = 0; i < s->nr_stacks; i++) {
@@ -120,7 +122,9 @@ static void print_stacks(FILE *f, const struct model_site *s)
 		if (!s->stacks[i].nr_frames)
 			fprintf(f, "      [stack lost]\n");
 		for (j = 0; j < s->stacks[i].nr_frames; j++)
-			fprintf(f, "      %s\n", s->stacks[i].frames[j]);
+			fprintf(f, "      %s\n",
+				escape__text(s->stacks[i].frames[j], MODEL_NAME_LEN, frame,
+					     sizeof(frame)));
 	}
 }
 
@@ -196,9 +200,10 @@ static int cmp_local_total(const void *a, const void *b)
 
 static void print_local_row(FILE *f, const struct model_site *s, const struct site_widths *w)
 {
-	char comm[4 * DRAINSTAT_COMM_LEN + 1];
+	char comm[4 * DRAINSTAT_COMM_LEN + 1], site[ESCAPE_SIZE(MODEL_NAME_LEN)];
 
-	fprintf(f, "%-*.*s %-*s %6llu", w->site, SITE_MAX_W, s->site, w->comm,
+	fprintf(f, "%-*.*s %-*s %6llu", w->site, SITE_MAX_W,
+		escape__text(s->site, MODEL_NAME_LEN, site, sizeof(site)), w->comm,
 		escape__text(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)),
 		(unsigned long long)s->local_ns.count);
 	put_dist(f, &s->local_ns, true);
@@ -316,6 +321,7 @@ static void print_kernel_frames(FILE *f, const struct slow_drain *d, const struc
 {
 	const struct ksym *syms[DRAINSTAT_MAX_STACK_DEPTH] = {0};
 	const char *names[DRAINSTAT_MAX_STACK_DEPTH];
+	char name[ESCAPE_SIZE(MODEL_NAME_LEN)];
 	int i;
 
 	for (i = 0; i < d->nr_kips; i++) {
@@ -324,7 +330,8 @@ static void print_kernel_frames(FILE *f, const struct slow_drain *d, const struc
 	}
 	for (i = site__first_frame(names, d->nr_kips); i < d->nr_kips; i++) {
 		if (syms[i])
-			fprintf(f, "      %s+0x%llx\n", syms[i]->name,
+			fprintf(f, "      %s+0x%llx\n",
+				escape__text(syms[i]->name, MODEL_NAME_LEN, name, sizeof(name)),
 				(unsigned long long)(d->kips[i] - syms[i]->addr));
 		else
 			fprintf(f, "      0x%llx\n", (unsigned long long)d->kips[i]);
@@ -336,7 +343,7 @@ void report_text__slow_drain(FILE *f, const struct slow_drain *d, const struct k
 {
 	const struct slow_drain_event *e = &d->ev;
 	char comm[4 * DRAINSTAT_COMM_LEN + 1], a[UNITS_DURATION_LEN], b[UNITS_DURATION_LEN];
-	char frame[256];
+	char frame[256], shown[ESCAPE_SIZE(sizeof(frame))];
 	__u32 i;
 
 	fprintf(f, "%s SLOW DRAIN pid %u tid %u (%s) on CPU %u: wait %s", stamp, e->pid, e->tid,
@@ -357,8 +364,11 @@ void report_text__slow_drain(FILE *f, const struct slow_drain *d, const struct k
 	if (!d->nr_kips)
 		fprintf(f, "      [lost]\n");
 	fprintf(f, "    user stack:\n");
+	/* user frames name what any user can: its binary's symbols and file names */
 	for (i = 0; i < (__u32)d->nr_uips; i++)
-		fprintf(f, "      %s\n", umaps__describe(um, d->uips[i], frame, sizeof(frame)));
+		fprintf(f, "      %s\n",
+			escape__text(umaps__describe(um, d->uips[i], frame, sizeof(frame)),
+				     sizeof(frame), shown, sizeof(shown)));
 	if (!d->nr_uips)
 		fprintf(f, "      [lost]\n");
 }

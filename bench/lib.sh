@@ -1,0 +1,60 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# Shared by the bench scripts (bench/run, bench/peers, bench/scale): processes,
+# waiting, statistics and BPF program lookups. Sourced; sets nothing global.
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+# stop PID: SIGINT, then SIGTERM and SIGKILL if it does not go; returns its status.
+stop() {
+	local pid=$1 i
+	kill -INT "$pid" 2>/dev/null
+	for i in $(seq 100); do
+		kill -0 "$pid" 2>/dev/null || break
+		[ "$i" -eq 50 ] && echo "bench: $(cat /proc/"$pid"/comm 2>/dev/null) (pid $pid)" \
+			"ignored SIGINT for 5s, sending SIGTERM" >&2 && kill -TERM "$pid" 2>/dev/null
+		sleep 0.1
+	done
+	kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
+	wait "$pid"
+}
+
+now_ns() { date +%s%N; }
+
+# wait_line FILE PATTERN PID [SECONDS]: until FILE has a line matching PATTERN
+# (10 s at most); fails at once when PID is gone.
+wait_line() {
+	local i
+	for i in $(seq $((${4:-10} * 100))); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		kill -0 "$3" 2>/dev/null || return 1
+		sleep 0.01
+	done
+	return 1
+}
+
+# median of the numbers on stdin
+median() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		printf "%.4f\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+ms() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1e6 }'; }
+
+# spread of the numbers on stdin around their median, in percent: (max - min) / median
+spread_pct() {
+	sort -n | awk '{ v[NR] = $1 } END {
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.1f\n", (v[NR] - v[1]) / m * 100 }'
+}
+
+# verdict VALUE LIMIT: PASS if VALUE < LIMIT
+verdict() { awk -v v="$1" -v l="$2" 'BEGIN { print (v + 0 < l + 0) ? "PASS" : "MISS" }'; }
+
+# prog_ids PID: the ids of the BPF programs PID holds open
+prog_ids() {
+	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -un
+}

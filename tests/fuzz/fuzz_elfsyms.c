@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * elfsyms__lookup() on an arbitrary file: the -T log names user frames from the
+ * ELF files of whatever process drained, whoever built them. The input is two
+ * file offsets to look up (8 bytes each, little-endian), the size of the name
+ * buffer (1 byte: 1 to 128), then the file.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "elfsyms.h"
+#include "harness.h"
+
+#define NAME_MAX_SIZE 128 /* what umaps__describe() gives */
+
+int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
+{
+	static struct memfile mf;
+	struct bytes b = {data, size};
+	__u64 offsets[2], off;
+	size_t name_size;
+	char *name;
+	int i, err;
+
+	offsets[0] = bytes__u64(&b);
+	offsets[1] = bytes__u64(&b);
+	name_size = (size_t)bytes__range(&b, 1, NAME_MAX_SIZE);
+	FUZZ_CHECK(!memfile__open(&mf) && !memfile__reset(&mf) &&
+		       !memfile__append(&mf, b.p, b.left),
+		   "memfd: %s", strerror(errno));
+	name = malloc(name_size); /* exactly: ASan sees a write past it */
+	FUZZ_CHECK(name, "out of memory");
+	for (i = 0; i < 2; i++) {
+		memset(name, 'x', name_size);
+		err = elfsyms__lookup(mf.path, offsets[i], name, name_size, &off);
+		FUZZ_CHECK(!err || err == -ENOENT || err == -EINVAL, "lookup of 0x%llx: %d",
+			   (unsigned long long)offsets[i], err);
+		FUZZ_CHECK(err || memchr(name, '\0', name_size), "name at 0x%llx not terminated",
+			   (unsigned long long)offsets[i]);
+	}
+	free(name);
+	return 0;
+}

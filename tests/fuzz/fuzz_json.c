@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report_json__print() of a random model, read back by a strict parser: one
+ * line, one valid JSON value, every string decoding to the very bytes the model
+ * held (up to a NUL), every number the model's. An odd first byte instead gives
+ * the rest of the input, unterminated, to report_json__string() alone.
+ */
+#include <string.h>
+
+#include "hist.h"
+#include "json_check.h"
+#include "random_model.h"
+#include "report_json.h"
+
+#define VERSION_LEN 32
+
+/* What a writer printed into a memory stream; NUL-terminated. */
+struct output {
+	char *text;
+	size_t len;
+};
+
+static const struct json_value *member(const struct json_value *obj, const char *key,
+				       enum json_type type)
+{
+	const struct json_value *v = json_check__get(obj, key);
+
+	FUZZ_CHECK(v && v->type == type, "\"%s\" is missing or not of type %d", key, type);
+	return v;
+}
+
+static __u64 member_u64(const struct json_value *obj, const char *key)
+{
+	const struct json_value *v = member(obj, key, JSON_NUMBER);
+
+	FUZZ_CHECK(v->is_u64, "\"%s\" is %s, not a 64-bit count", key, v->str);
+	return v->u64;
+}
+
+static void expect_u64(const struct json_value *obj, const char *key, __u64 want)
+{
+	__u64 got = member_u64(obj, key);
+
+	FUZZ_CHECK(got == want, "\"%s\" is %llu, want %llu", key, (unsigned long long)got,
+		   (unsigned long long)want);
+}
+
+static void expect_bool(const struct json_value *obj, const char *key, bool want)
+{
+	member(obj, key, want ? JSON_TRUE : JSON_FALSE);
+}
+
+/* The bytes of s up to a NUL or max, or null for NULL. */
+static void expect_bytes(const struct json_value *obj, const char *key, const char *s, size_t max)
+{
+	const struct json_value *v;
+	size_t n;
+
+	if (!s) {
+		member(obj, key, JSON_NULL);
+		return;
+	}
+	v = member(obj, key, JSON_STRING);
+	n = strnlen(s, max);
+	FUZZ_CHECK(v->len == n && !memcmp(v->str, s, n), "\"%s\" does not decode to its bytes",
+		   key);
+}
+
+static const struct json_value *expect_array(const struct json_value *obj, const char *key,
+					     size_t n)
+{
+	const struct json_value *v = member(obj, key, JSON_ARRAY);
+
+	FUZZ_CHECK(v->nr == n, "\"%s\" has %zu items, want %zu", key, v->nr, n);
+	return v;
+}
+
+/* DIST: zeros for an empty histogram; percentiles in order and, with a max, below it. */
+static void expect_dist(const struct json_value *obj, const char *key, const struct hist *h)
+{
+	const struct json_value *d = member(obj, key, JSON_OBJECT);
+	__u64 p50, p90, p99;
+
+	expect_u64(d, "count", h->count);
+	expect_u64(d, "sum", h->count ? h->sum : 0);
+	expect_u64(d, "max", h->count ? h->max : 0);
+	p50 = member_u64(d, "p50");
+	p90 = member_u64(d, "p90");
+	p99 = member_u64(d, "p99");
+	FUZZ_CHECK(p50 <= p90 && p90 <= p99, "\"%s\": p50 %llu, p90 %llu, p99 %llu", key,
+		   (unsigned long long)p50, (unsigned long long)p90, (unsigned long long)p99);
+	FUZZ_CHECK(!h->count || !h->max || p99 <= h->max, "\"%s\": p99 %llu above max %llu", key,
+		   (unsigned long long)p99, (unsigned long long)h->max);
+}
+
+static void check_site(const struct json_value *o, const struct model_site *s)
+{
+	const struct json_value *stacks, *frames;
+	int i, k;
+
+	FUZZ_CHECK(o->type == JSON_OBJECT, "a site is not an object");
+	expect_bytes(o, "site", s->site, sizeof(s->site));
+	expect_bytes(o, "comm", s->comm, sizeof(s->comm));
+	expect_u64(o, "drains", s->drains);
+	expect_u64(o, "forced_drains", s->forced_drains);
+	expect_u64(o, "empty_drains", s->empty_drains);
+	expect_u64(o, "works", s->works);
+	expect_u64(o, "self_works", s->self_works);
+	expect_u64(o, "ipis", s->ipis);
+	expect_dist(o, "dispatch_ns", &s->dispatch_ns);
+	expect_dist(o, "run_ns", &s->run_ns);
+	expect_dist(o, "wait_ns", &s->wait_ns);
+	expect_dist(o, "lock_ns", &s->lock_ns);
+	expect_dist(o, "local_ns", &s->local_ns);
+	stacks = expect_array(o, "stacks", (size_t)s->nr_stacks);
+	for (i = 0; i < s->nr_stacks; i++) {
+		FUZZ_CHECK(stacks->items[i]->type == JSON_OBJECT, "a stack is not an object");
+		expect_u64(stacks->items[i], "drains", s->stacks[i].drains);
+		frames = expect_array(stacks->items[i], "frames", (size_t)s->stacks[i].nr_frames);
+		for (k = 0; k < s->stacks[i].nr_frames; k++) {
+			const char *want = s->stacks[i].frames[k];
+			size_t n = strnlen(want, MODEL_NAME_LEN);
+
+			FUZZ_CHECK(frames->items[k]->type == JSON_STRING &&
+				       frames->items[k]->len == n &&
+				       !memcmp(frames->items[k]->str, want, n),
+				   "frame %d of stack %d does not decode to its bytes", k, i);
+		}
+	}
+}
+
+static void check_cpus(const struct json_value *top, const struct model *m)
+{
+	const struct json_value *cpus = expect_array(top, "cpus", (size_t)m->nr_cpus);
+	int i;
+
+	for (i = 0; i < m->nr_cpus; i++) {
+		const struct json_value *o = cpus->items[i];
+
+		FUZZ_CHECK(o->type == JSON_OBJECT, "a CPU is not an object");
+		expect_u64(o, "cpu", (__u64)m->cpus[i].cpu);
+		expect_u64(o, "works", m->cpus[i].works);
+		expect_u64(o, "self_works", m->cpus[i].self_works);
+		expect_u64(o, "ipis", m->cpus[i].ipis);
+		expect_dist(o, "dispatch_ns", &m->cpus[i].dispatch_ns);
+		expect_dist(o, "run_ns", &m->cpus[i].run_ns);
+	}
+}
+
+/* Only the advices called, in slot order. */
+static void check_fadvise(const struct json_value *top, const struct model *m)
+{
+	const struct json_value *arr = member(top, "fadvise", JSON_ARRAY);
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++) {
+		const struct model_fadvise *f = &m->fadvise[i];
+
+		if (!f->calls)
+			continue;
+		FUZZ_CHECK(n < arr->nr && arr->items[n]->type == JSON_OBJECT,
+			   "fadvise: \"%s\" missing", f->advice);
+		expect_bytes(arr->items[n], "advice", f->advice, strlen(f->advice));
+		expect_u64(arr->items[n], "calls", f->calls);
+		expect_u64(arr->items[n], "escalations", f->escalations);
+		expect_dist(arr->items[n], "latency_ns", &f->latency_ns);
+		n++;
+	}
+	FUZZ_CHECK(n == arr->nr, "fadvise has %zu entries, want %zu", arr->nr, n);
+}
+
+static void check_report(const struct json_value *top, const struct model *m, const char *version)
+{
+	const struct json_value *sites, *sees, *counters;
+	int i;
+
+	FUZZ_CHECK(top->type == JSON_OBJECT, "the report is not an object");
+	expect_bytes(top, "version", version, VERSION_LEN);
+	expect_bytes(top, "mode", m->info.mode, 64);
+	expect_bytes(top, "kernel", m->info.kernel, 64);
+	expect_bytes(top, "cannot_see", m->info.blind_spots, 64);
+	expect_bool(top, "wait_is_lower_bound", m->info.wait_is_lower_bound);
+	sees = member(top, "sees", JSON_OBJECT);
+	expect_bool(sees, "drain_entry", m->info.entry_visible);
+	expect_bool(sees, "fadvise", m->info.has_fadvise);
+	expect_bool(sees, "ipis", m->info.has_ipi);
+	expect_bool(sees, "local_drains", m->info.has_local);
+	expect_bool(top, "cumulative", m->info.cumulative);
+	expect_u64(top, "span_ns", m->span_ns);
+	if (m->info.filter_pid)
+		expect_u64(top, "pid", m->info.filter_pid);
+	else
+		member(top, "pid", JSON_NULL);
+	expect_u64(top, "drains", m->drains);
+	expect_u64(top, "works", m->works);
+	expect_u64(top, "self_works", m->self_works);
+	expect_u64(top, "local_drains", m->local_drains);
+	expect_u64(top, "lost", m->lost);
+	sites = expect_array(top, "sites", (size_t)m->nr_sites);
+	for (i = 0; i < m->nr_sites; i++)
+		check_site(sites->items[i], &m->sites[i]);
+	check_cpus(top, m);
+	check_fadvise(top, m);
+	counters = member(top, "counters", JSON_OBJECT);
+	FUZZ_CHECK(counters->nr == CNT_NR, "%zu counters, want %d", counters->nr, CNT_NR);
+	for (i = 0; i < CNT_NR; i++)
+		expect_u64(counters, model__counter_name(i), m->counters[i]);
+}
+
+/* The output is one line: a JSON value, then its only '\n'. Returns the value. */
+static struct json_value *parse_line(const struct output *out)
+{
+	struct json_value *v;
+	char err[256];
+
+	FUZZ_CHECK(out->len && out->text[out->len - 1] == '\n', "no '\\n' at the end");
+	FUZZ_CHECK(!memchr(out->text, '\n', out->len - 1), "more than one line");
+	v = json_check__parse(out->text, out->len - 1, err, sizeof(err));
+	FUZZ_CHECK(v, "not JSON: %s: %.*s", err, (int)out->len, out->text);
+	return v;
+}
+
+static void fuzz_report(struct bytes *b)
+{
+	char version[VERSION_LEN];
+	struct random_model rm;
+	struct output out;
+	struct json_value *v;
+	FILE *f;
+
+	bytes__string(b, version, sizeof(version));
+	FUZZ_CHECK(!random_model__fill(&rm, b, false), "out of memory");
+	f = open_memstream(&out.text, &out.len);
+	FUZZ_CHECK(f, "open_memstream");
+	report_json__print(f, &rm.m, version);
+	fclose(f);
+	v = parse_line(&out);
+	check_report(v, &rm.m, version);
+	json_check__free(v);
+	free(out.text);
+	random_model__free(&rm);
+}
+
+/* Any bytes, no NUL at the end: a JSON string of the bytes before the first NUL. */
+static void fuzz_string(const __u8 *data, size_t size)
+{
+	char *s = malloc(size ? size : 1); /* exactly the bytes: ASan sees any overread */
+	struct output out;
+	struct json_value *v;
+	char err[256];
+	size_t n;
+	FILE *f;
+
+	FUZZ_CHECK(s, "out of memory");
+	memcpy(s, data, size);
+	f = open_memstream(&out.text, &out.len);
+	FUZZ_CHECK(f, "open_memstream");
+	report_json__string(f, s, size);
+	fclose(f);
+	v = json_check__parse(out.text, out.len, err, sizeof(err));
+	FUZZ_CHECK(v && v->type == JSON_STRING, "not a JSON string: %s", err);
+	n = strnlen(s, size);
+	FUZZ_CHECK(v->len == n && !memcmp(v->str, s, n), "\"%s\" does not decode to its bytes",
+		   out.text);
+	json_check__free(v);
+	free(out.text);
+	free(s);
+}
+
+int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
+{
+	struct bytes b = {data, size};
+
+	if (bytes__u8(&b) & 1)
+		fuzz_string(b.p, b.left);
+	else
+		fuzz_report(&b);
+	return 0;
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The text report of a random model, with -s and -H: nothing unprintable may
+ * reach a terminal, whatever bytes a kernel module named its functions or a task
+ * its comm. An odd first byte instead escapes the rest of the input alone with
+ * escape__text() into a buffer of random size.
+ */
+#include <string.h>
+
+#include "escape.h"
+#include "random_model.h"
+#include "report_text.h"
+
+/* Printable ASCII and '\n' only, and a '\n' at the end. */
+static void check_printable(const char *text, size_t len)
+{
+	size_t i;
+
+	FUZZ_CHECK(len && text[len - 1] == '\n', "no '\\n' at the end");
+	for (i = 0; i < len; i++)
+		FUZZ_CHECK(text[i] == '\n' || (text[i] >= 0x20 && text[i] < 0x7f),
+			   "byte 0x%02x at %zu of:\n%s", (unsigned char)text[i], i, text);
+}
+
+static void fuzz_report(struct bytes *b)
+{
+	struct random_model rm;
+	struct text_opts opts;
+	char *text;
+	size_t len;
+	FILE *f;
+
+	opts.stacks = bytes__bool(b);
+	opts.histograms = bytes__bool(b);
+	opts.timestamp = bytes__bool(b) ? "12:34:56" : NULL;
+	FUZZ_CHECK(!random_model__fill(&rm, b, true), "out of memory");
+	f = open_memstream(&text, &len);
+	FUZZ_CHECK(f, "open_memstream");
+	report_text__header(f, &rm.m.info, "0.1.0");
+	report_text__print(f, &rm.m, &opts);
+	fclose(f);
+	check_printable(text, len);
+	free(text);
+	random_model__free(&rm);
+}
+
+static int hex_value(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Printable, within size, and \xHH read back gives a prefix of the bytes before a NUL. */
+static void fuzz_escape(struct bytes *b)
+{
+	size_t size = (size_t)bytes__range(b, 1, 256), i, o = 0, n;
+	char *s = malloc(b->left ? b->left : 1), *buf = malloc(size);
+
+	FUZZ_CHECK(s && buf, "out of memory");
+	memcpy(s, b->p, b->left);
+	n = strnlen(s, b->left);
+	escape__text(s, b->left, buf, size);
+	FUZZ_CHECK(strnlen(buf, size) < size, "no NUL within %zu bytes", size);
+	for (i = 0; buf[i]; i++, o++) {
+		int hi, lo;
+
+		FUZZ_CHECK(buf[i] >= 0x20 && buf[i] < 0x7f, "byte 0x%02x escaped", buf[i]);
+		if (buf[i] != '\\') {
+			FUZZ_CHECK(o < n && buf[i] == s[o], "'%s' is not the input", buf);
+			continue;
+		}
+		FUZZ_CHECK(buf[i + 1] == 'x', "'%s': a backslash without x", buf);
+		hi = hex_value(buf[i + 2]);
+		lo = hex_value(buf[i + 3]);
+		FUZZ_CHECK(hi >= 0 && lo >= 0 && o < n && (unsigned char)s[o] == (hi << 4 | lo),
+			   "'%s' does not read back", buf);
+		i += 3;
+	}
+	free(buf);
+	free(s);
+}
+
+int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
+{
+	struct bytes b = {data, size};
+
+	if (bytes__u8(&b) & 1)
+		fuzz_escape(&b);
+	else
+		fuzz_report(&b);
+	return 0;
+}

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <string.h>
+
+#include "hist.h"
+#include "random_model.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_SITES     48
+#define MAX_STACKS    3
+#define MAX_CPUS      16
+
+/* Names that rows share often, so that writers merge them; "other" is what prom folds into. */
+static const char *const common_names[] = {
+    "generic_fadvise", "other", "[unknown]", "0xffffffff815bb4e5", "compact_zone+0x1f0", "",
+};
+
+/* As src/model.c names them, in slot order. */
+static const char *const advice_names[FADVISE_ADVICE_SLOTS] = {
+    "normal", "random", "sequential", "willneed", "dontneed", "noreuse", "other",
+};
+
+static const char *const modes[] = {"full", "kprobe", "tracepoint"};
+static const char *const blind_spots[] = {"drain entry or exit", "IPIs"};
+
+/* Below 2^40, spread over every magnitude: 3 bytes. */
+static __u64 random_count(struct bytes *b)
+{
+	__u8 shift = bytes__u8(b) % 25;
+
+	return bytes__range(b, 0, 0xffff) << shift;
+}
+
+/* A common name half the time, else raw bytes (NUL-terminated, as snprintf() leaves them). */
+static void random_name(struct bytes *b, char *buf, size_t size)
+{
+	__u8 pick = bytes__u8(b);
+
+	if (pick & 0x80)
+		bytes__string(b, buf, size);
+	else
+		snprintf(buf, size, "%s", common_names[pick % ARRAY_SIZE(common_names)]);
+}
+
+/* Random fields, as hist__delta() may leave them: count, sum and buckets disagree. */
+static void random_raw_hist(struct bytes *b, struct hist *h)
+{
+	int i, n = (int)bytes__range(b, 0, 3);
+
+	for (i = 0; i < n; i++)
+		h->bucket[bytes__range(b, 0, HIST_BUCKETS - 1)] = random_count(b);
+	h->count = random_count(b);
+	h->sum = random_count(b) << 16;
+	h->max = random_count(b);
+}
+
+/* A few values, each recorded some times, as the BPF side records them. */
+static void random_hist(struct bytes *b, struct hist *h)
+{
+	int i, n = (int)bytes__range(b, 0, 7);
+	__u64 v, times;
+
+	if (n == 7) {
+		random_raw_hist(b, h);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		v = bytes__u64(b) >> bytes__range(b, 24, 63);
+		times = bytes__range(b, 1, 0xfff);
+		h->bucket[hist_bucket(v)] += times;
+		h->count += times;
+		h->sum += v * times;
+		h->max = v > h->max ? v : h->max;
+	}
+}
+
+static int random_stacks(struct bytes *b, struct model_site *s)
+{
+	int i, k;
+
+	s->nr_stacks = (int)bytes__range(b, 0, MAX_STACKS);
+	s->stacks = calloc((size_t)s->nr_stacks + 1, sizeof(*s->stacks));
+	if (!s->stacks)
+		return -ENOMEM;
+	for (i = 0; i < s->nr_stacks; i++) {
+		struct model_stack *st = &s->stacks[i];
+
+		st->drains = random_count(b);
+		st->nr_frames = (int)bytes__range(b, 0, DRAINSTAT_MAX_STACK_DEPTH);
+		for (k = 0; k < st->nr_frames; k++)
+			random_name(b, st->frames[k], sizeof(st->frames[k]));
+	}
+	return 0;
+}
+
+static int random_site(struct bytes *b, struct model *m, struct model_site *s)
+{
+	random_name(b, s->site, sizeof(s->site));
+	bytes__string(b, s->comm, sizeof(s->comm));
+	s->drains = random_count(b);
+	s->forced_drains = s->drains ? random_count(b) % (s->drains + 1) : 0;
+	s->empty_drains = s->drains ? random_count(b) % (s->drains + 1) : 0;
+	s->works = random_count(b);
+	s->self_works = random_count(b) % (s->works + 1);
+	s->ipis = random_count(b);
+	random_hist(b, &s->dispatch_ns);
+	random_hist(b, &s->run_ns);
+	random_hist(b, &s->wait_ns);
+	random_hist(b, &s->lock_ns);
+	random_hist(b, &s->local_ns);
+	m->drains += s->drains;
+	m->works += s->works;
+	m->self_works += s->self_works;
+	m->local_drains += s->local_ns.count;
+	return random_stacks(b, s);
+}
+
+/* Ascending CPU numbers below DRAINSTAT_MAX_CPUS, each with works. */
+static int random_cpus(struct bytes *b, struct model *m)
+{
+	int i, n = (int)bytes__range(b, 0, MAX_CPUS), cpu = -1;
+
+	m->cpus = calloc((size_t)n + 1, sizeof(*m->cpus));
+	if (!m->cpus)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct model_cpu *c = &m->cpus[i];
+
+		cpu += 1 + (int)bytes__range(b, 0, 127);
+		if (cpu >= DRAINSTAT_MAX_CPUS)
+			break;
+		c->cpu = cpu;
+		c->works = 1 + random_count(b);
+		c->self_works = random_count(b) % (c->works + 1);
+		c->ipis = random_count(b);
+		random_hist(b, &c->dispatch_ns);
+		random_hist(b, &c->run_ns);
+		m->nr_cpus++;
+	}
+	return 0;
+}
+
+static void random_fadvise(struct bytes *b, struct model *m)
+{
+	int i;
+
+	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++) {
+		struct model_fadvise *f = &m->fadvise[i];
+
+		f->advice = advice_names[i];
+		if (!bytes__bool(b))
+			continue;
+		f->calls = random_count(b);
+		f->escalations = random_count(b) % (f->calls + 1);
+		random_hist(b, &f->latency_ns);
+	}
+}
+
+static void random_counters(struct bytes *b, struct model *m)
+{
+	int i;
+
+	for (i = 0; i < CNT_NR; i++) {
+		m->counters[i] = bytes__bool(b) ? random_count(b) : 0;
+		if (model__counter_is_loss(i))
+			m->lost += m->counters[i];
+	}
+}
+
+/* A random string, or NULL when it may be one. */
+static const char *random_string(struct bytes *b, char *buf, size_t size, bool may_be_null)
+{
+	if (may_be_null && bytes__bool(b))
+		return NULL;
+	bytes__string(b, buf, size);
+	return buf;
+}
+
+static void random_info(struct bytes *b, struct random_model *rm, bool plain_info)
+{
+	struct model_info *info = &rm->m.info;
+	__u8 flags = bytes__u8(b);
+
+	info->wait_is_lower_bound = flags & 1;
+	info->entry_visible = flags & 2;
+	info->has_fadvise = flags & 4;
+	info->has_ipi = flags & 8;
+	info->has_local = flags & 16;
+	info->cumulative = flags & 32;
+	info->filter_pid = flags & 64 ? (__u32)bytes__range(b, 1, 4194304) : 0;
+	/* the filters hold the user's -c and --cgroup: any bytes */
+	info->filters = random_string(b, rm->filters, sizeof(rm->filters), true);
+	if (plain_info) {
+		info->mode = modes[bytes__u8(b) % ARRAY_SIZE(modes)];
+		info->kernel = "6.1.0-13-amd64";
+		info->blind_spots = flags & 128 ? blind_spots[bytes__bool(b)] : NULL;
+		return;
+	}
+	info->mode = random_string(b, rm->mode, sizeof(rm->mode), false);
+	info->kernel = random_string(b, rm->kernel, sizeof(rm->kernel), false);
+	info->blind_spots = random_string(b, rm->blind_spots, sizeof(rm->blind_spots), true);
+}
+
+int random_model__fill(struct random_model *rm, struct bytes *b, bool plain_info)
+{
+	struct model *m = &rm->m;
+	int i, n, err = 0;
+
+	memset(rm, 0, sizeof(*rm));
+	random_info(b, rm, plain_info);
+	m->span_ns = bytes__u64(b) >> bytes__range(b, 0, 63);
+	n = (int)bytes__range(b, 0, MAX_SITES);
+	m->sites = calloc((size_t)n + 1, sizeof(*m->sites));
+	if (!m->sites)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++, m->nr_sites++)
+		err = random_site(b, m, &m->sites[i]);
+	if (!err)
+		err = random_cpus(b, m);
+	random_fadvise(b, m);
+	random_counters(b, m);
+	return err;
+}
+
+void random_model__free(struct random_model *rm)
+{
+	model__free(&rm->m);
+}
