@@ -66,7 +66,7 @@ struct drain_state {
 	__u8 in_call;  /* between entry and exit */
 	__u8 by_entry; /* opened at entry: the exit records the wait */
 	__u8 depth;    /* nested entries: lru_add_drain_all() -> __lru_add_drain_all() */
-	__u8 pad;
+	__u8 logged;   /* tracepoint mode, -T: the drain's event is out (once a drain) */
 	/* for the slow-drain log (-T) only */
 	__u32 tgid;
 	__u32 caller_cpu;
@@ -536,9 +536,15 @@ static __always_inline void drain_work_done(const struct work_state *ws, struct 
 	if (__sync_fetch_and_add(&d->pending, -1) != 1 || d->by_entry)
 		return;
 	wait = now - d->id_ns;
-	/* tracepoint mode: the slowest work is what is known to be slow */
-	if (drain_close(d, s, wait) && slow_threshold_ns && d->slowest_work_ns >= slow_threshold_ns)
+	/*
+	 * tracepoint mode: the slowest work is what is known to be slow; a drain
+	 * that a late work rejoins is logged at its first end
+	 */
+	if (drain_close(d, s, wait) && slow_threshold_ns && !d->logged &&
+	    d->slowest_work_ns >= slow_threshold_ns) {
+		d->logged = 1;
 		slow_emit(d, ws->caller_tid, now, wait);
+	}
 }
 
 static __always_inline void on_end(struct work_struct *work)

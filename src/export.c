@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <limits.h>
@@ -130,4 +133,51 @@ int export__write_atomic(const char *path, void (*emit)(FILE *f, const void *arg
 		return err;
 	}
 	return fsync_dir(dir);
+}
+
+/* The pid in name if it is ".<base>.tmp.<pid>", else 0. */
+static pid_t stale_pid(const char *name, const char *base)
+{
+	size_t n = strlen(base);
+	char *end;
+	long pid;
+
+	if (name[0] != '.' || strncmp(name + 1, base, n) || strncmp(name + 1 + n, ".tmp.", 5))
+		return 0;
+	name += 1 + n + 5;
+	if (*name < '1' || *name > '9')
+		return 0;
+	pid = strtol(name, &end, 10);
+	return *end || pid <= 0 || pid > INT_MAX ? 0 : (pid_t)pid;
+}
+
+static bool runs(pid_t pid)
+{
+	return pid == getpid() || !kill(pid, 0) || errno == EPERM;
+}
+
+int export__remove_stale(const char *path)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX];
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	struct dirent *e;
+	struct stat st;
+	int removed = 0;
+	DIR *d;
+
+	if (temp_path(path, dir, tmp, sizeof(tmp)))
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		pid_t pid = stale_pid(e->d_name, base);
+
+		if (!pid || runs(pid) || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+			continue;
+		removed += !unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+	return removed;
 }

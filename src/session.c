@@ -14,6 +14,7 @@
 #include <linux/magic.h>
 
 #include "escape.h"
+#include "export.h"
 #include "ksyms.h"
 #include "model.h"
 #include "probe.h"
@@ -557,10 +558,14 @@ static int start_export(struct session *s)
 	struct snapshot empty = {.taken_ns = now_ns()};
 	char shown[ESCAPE_SIZE(PATH_MAX)];
 	struct model m;
-	int err;
+	int err, n;
 
 	if (!s->opts->prom_path)
 		return EXIT_OK;
+	n = export__remove_stale(s->opts->prom_path);
+	if (n)
+		note(s, "removed %d temp file%s a killed drainstat left beside %s", n,
+		     n == 1 ? "" : "s", SHOWN_PATH(s->opts->prom_path, shown));
 	err = model__build(&empty, NULL, empty.taken_ns, s->ksyms, &s->info, &m);
 	if (!err) {
 		err = output__report(s->opts, &m);

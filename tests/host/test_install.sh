@@ -53,8 +53,12 @@ fi
 
 # the bounding set is enough: drainstat runs with only those capabilities
 caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT" | tr '[:upper:]' '[:lower:]' | sed 's/cap_/+/g; s/ /,/g')
-setpriv --bounding-set "-all,$caps" --inh-caps -all "$ROOT/usr/local/sbin/drainstat" \
-	--prom "$TMPDIR_TEST/caps.prom" -d 1 >/dev/null 2>"$TMPDIR_TEST/caps.err"
+# tracefs mounted, as the unit requires (RequiresMountsFor=): in a mount namespace
+# of the test's own, so that the host's stays as it is
+unshare -m --propagation private bash -c "
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+	exec setpriv --bounding-set '-all,$caps' --inh-caps -all '$ROOT/usr/local/sbin/drainstat' \
+		--prom '$TMPDIR_TEST/caps.prom' -d 1" >/dev/null 2>"$TMPDIR_TEST/caps.err"
 expect_eq "drainstat with only $caps: exit 0" $? 0
 check "drainstat with only $caps: wrote the export" test -s "$TMPDIR_TEST/caps.prom"
 

@@ -122,6 +122,40 @@ static void test_export_symlink_at_temp(void)
 	unlink(path);
 }
 
+/* What a killed writer left is removed; nothing that might be someone else's. */
+static void test_export_remove_stale(void)
+{
+	char path[128], dead[160], live[160], link[160], other[160];
+	FILE *f;
+
+	in_dir("s.prom", path, sizeof(path));
+	snprintf(dead, sizeof(dead), "%s/.s.prom.tmp.2147483646", dir); /* past pid_max */
+	snprintf(live, sizeof(live), "%s/.s.prom.tmp.%d", dir, (int)getppid());
+	snprintf(link, sizeof(link), "%s/.s.prom.tmp.2147483645", dir);
+	snprintf(other, sizeof(other), "%s/.s.prom.tmp.12x", dir);
+	f = fopen(dead, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	f = fopen(live, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	f = fopen(other, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	CHECK(symlink("/etc/passwd", link) == 0);
+	CHECK(export__remove_stale(path) == 1);
+	CHECK(access(dead, F_OK) != 0);
+	CHECK(access(live, F_OK) == 0);
+	CHECK(access(other, F_OK) == 0);
+	CHECK(unlink(link) == 0);
+	unlink(live);
+	unlink(other);
+	CHECK(count_entries(dir) == 0);
+}
+
 static void test_export_missing_dir(void)
 {
 	char path[128];
@@ -181,6 +215,7 @@ int main(void)
 	RUN(test_export_writes);
 	RUN(test_export_replaces);
 	RUN(test_export_symlink_at_temp);
+	RUN(test_export_remove_stale);
 	RUN(test_export_missing_dir);
 	if (!mount_small()) {
 		RUN(test_export_enospc);
