@@ -44,7 +44,9 @@ forced_drains() {
 	"$WORKLOADS/drainforce" -W -n "$N" -c "$comm" "$TMPDIR_TEST/data" &
 	wl=$!
 	wait_comm $wl "$comm" || return 1
-	"$DRAINSTAT" -v "$@" -p $wl >"$OUT" 2>"$OUT.err" &
+	# on CPU B: drainstat's own page faults fill a CPU's LRU batch, and on CPU A
+	# that would flush the workload's folios before the round's drain
+	taskset -c 1 "$DRAINSTAT" -v "$@" -p $wl >"$OUT" 2>"$OUT.err" &
 	DS_PID=$!
 	for _ in $(seq 200); do
 		grep -q '^drainstat: mode ' "$OUT.err" && break

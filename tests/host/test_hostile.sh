@@ -55,6 +55,9 @@ check "--prom: no control bytes" bash -c "! LC_ALL=C grep -q '[[:cntrl:]]' <(tr 
 check "--prom: no comm" bash -c "! grep -q 'ev\"l' '$PROM'"
 expect_range "--prom: drains" \
 	"$(awk '$1 == "drainstat_drains_total{site=\"generic_fadvise\"}" { print $2 }' "$PROM")" $((N - 2)) $N
+expect_eq "--prom: drains = DONTNEED escalations" \
+	"$(awk '$1 == "drainstat_drains_total{site=\"generic_fadvise\"}" { print $2 }' "$PROM")" \
+	"$(awk '$1 == "drainstat_fadvise_escalations_total" { print $2 }' "$PROM")"
 PORT=$((20000 + RANDOM % 20000))
 prometheus-node-exporter --web.listen-address=127.0.0.1:$PORT --collector.disable-defaults \
 	--collector.textfile --collector.textfile.directory="$DIR" >"$TMPDIR_TEST/ne.log" 2>&1 &
