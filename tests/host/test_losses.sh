@@ -53,20 +53,25 @@ expect_eq "--max-sites 3, export: exit 0" "$DS_RC" 0
 check "--max-sites 3, export: site_map_full counted" test "$(lost_prom "$PROM" site_map_full)" -gt 0
 check "--max-sites 3, export: promtool check metrics" bash -c "promtool check metrics <'$PROM'"
 
-# two kernel stacks (fadvise and compaction) into a stack map of 1 bucket
+# two kernel stacks (fadvise and compaction) into a stack map of 1 bucket. A
+# compaction's drain is seen only when some CPU has folios to drain (tracepoint
+# mode sees works), so it is tried a few times, between forced drains.
 OUT=$TMPDIR_TEST/stacks
 "$DRAINSTAT" -j --max-stacks 1 >"$OUT" 2>&1 &
 DS_PID=$!
 sleep 1.5
-"$WORKLOADS/drainforce" -n 20 -c dsstk "$TMPDIR_TEST/data"
-"$WORKLOADS/trigger" -c dsstk2 -n 3 compact
+for _ in 1 2 3 4 5; do
+	"$WORKLOADS/drainforce" -n 4 -c dsstk "$TMPDIR_TEST/data"
+	"$WORKLOADS/trigger" -c dsstk2 -n 2 compact
+	"$WORKLOADS/trigger" -c dsstk2 -n 1 drop_caches
+done
 sleep 0.3
 kill -INT $DS_PID
 wait_drainstat
 expect_eq "--max-stacks 1: exit 0" "$DS_RC" 0
-check "--max-stacks 1: stack_lost counted" test "$(lost_json "$OUT" stack_lost)" -gt 0
+check "--max-stacks 1: stack_lost counted ($(lost_json "$OUT" stack_lost))" test "$(lost_json "$OUT" stack_lost)" -gt 0
 check "--max-stacks 1: the drains still counted" \
-	test "$(jq '[.sites[] | select(.comm == "dsstk") | .drains] | add' "$OUT")" -ge 18
+	test "$(jq '[.sites[] | select(.comm == "dsstk") | .drains] | add' "$OUT")" -ge 16
 
 # the slow-drain ring buffer overruns while drainstat is stopped: every drain is
 # an event printed or one counted as slow_lost (256 KiB hold about 570 events)
