@@ -35,23 +35,51 @@ progs_gone() {
 	[ -z "$(comm -12 <(echo "$1") <(prog_ids))" ]
 }
 
+# wait_attached FILE: waits (up to 30 s) for drainstat -v's "mode" line in FILE,
+# its stderr: the programs are attached (JSON and --prom print no header).
+wait_attached() {
+	for _ in $(seq 300); do
+		grep -q '^drainstat: mode ' "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # forced_drains COMM ARGS...: drainstat -v ARGS -p <drainforce> around N forced
-# drains under COMM; setup is awaited through -v's "mode" line on stderr (JSON
-# and --prom print no header). Output in $OUT, drainstat's pid in DS_PID.
+# drains under COMM (FORCE_ARGS: more drainforce options, such as -k K).
+# Output in $OUT, drainstat's pid in DS_PID.
 forced_drains() {
 	local comm=$1 wl
 	shift
-	"$WORKLOADS/drainforce" -W -n "$N" -c "$comm" "$TMPDIR_TEST/data" &
+	# shellcheck disable=SC2086 # FORCE_ARGS is a list of options
+	"$WORKLOADS/drainforce" -W -n "$N" ${FORCE_ARGS:-} -c "$comm" "$TMPDIR_TEST/data" &
 	wl=$!
 	wait_comm $wl "$comm" || return 1
 	# on CPU B: drainstat's own page faults fill a CPU's LRU batch, and on CPU A
 	# that would flush the workload's folios before the round's drain
 	taskset -c 1 "$DRAINSTAT" -v "$@" -p $wl >"$OUT" 2>"$OUT.err" &
 	DS_PID=$!
-	for _ in $(seq 200); do
-		grep -q '^drainstat: mode ' "$OUT.err" && break
-		sleep 0.1
-	done
+	wait_attached "$OUT.err"
 	kill -USR1 $wl
 	wait $wl
+}
+
+# prom_value FILE SERIES: the value of SERIES ('name{labels}') in the export FILE.
+prom_value() {
+	awk -v s="$2" '$1 == s { print $2 }' "$1"
+}
+
+# scrape_textfile DIR OUT: what a real node_exporter serves from the textfile
+# directory DIR, into OUT.
+scrape_textfile() {
+	local port=$((20000 + RANDOM % 20000)) ne
+	prometheus-node-exporter --web.listen-address=127.0.0.1:$port --collector.disable-defaults \
+		--collector.textfile --collector.textfile.directory="$1" >"$TMPDIR_TEST/ne.log" 2>&1 &
+	ne=$!
+	for _ in $(seq 50); do
+		curl -sf "http://127.0.0.1:$port/metrics" >"$2" && break
+		sleep 0.1
+	done
+	kill $ne
+	wait $ne 2>/dev/null
 }

@@ -45,7 +45,7 @@ forced_drains "$COMM" --prom "$PROM" 0.5
 sleep 1.2
 check "--prom: the file exists" test -s "$PROM"
 check "--prom: promtool check metrics" bash -c "promtool check metrics < '$PROM'"
-metric() { awk -v m="$1" '$1 == m { print $2 }' "$PROM"; }
+metric() { prom_value "$PROM" "$1"; }
 D=$(metric 'drainstat_drains_total{site="generic_fadvise"}')
 expect_range "--prom: drains" "$D" $((N - 2)) $N
 expect_eq "--prom: remote works = drains" "$(metric 'drainstat_works_total{site="generic_fadvise",kind="remote"}')" "$D"
@@ -57,17 +57,9 @@ check "--prom: ends with a newline" test "$(tail -c 1 "$PROM" | od -An -c | tr -
 check "--prom: info" grep -q '^drainstat_info{.*mode="tracepoint".*} 1$' "$PROM"
 
 # a real node_exporter reads the directory
-PORT=$((20000 + RANDOM % 20000))
-prometheus-node-exporter --web.listen-address=127.0.0.1:$PORT --collector.disable-defaults \
-	--collector.textfile --collector.textfile.directory="$DIR" >"$TMPDIR_TEST/ne.log" 2>&1 &
-NE=$!
-for _ in $(seq 50); do
-	curl -sf "http://127.0.0.1:$PORT/metrics" >"$TMPDIR_TEST/scrape" && break
-	sleep 0.1
-done
+scrape_textfile "$DIR" "$TMPDIR_TEST/scrape"
 check "node_exporter: drainstat series" grep -q '^drainstat_drains_total{site="generic_fadvise"} ' "$TMPDIR_TEST/scrape"
 check "node_exporter: node_textfile_scrape_error 0" grep -q '^node_textfile_scrape_error 0$' "$TMPDIR_TEST/scrape"
-kill $NE
 
 kill -TERM $DS_PID
 wait_drainstat

@@ -53,22 +53,13 @@ expect_eq "--prom: exit 0" "$DS_RC" 0
 check "--prom: promtool check metrics" bash -c "promtool check metrics < '$PROM'"
 check "--prom: no control bytes" bash -c "! LC_ALL=C grep -q '[[:cntrl:]]' <(tr -d '\n' < '$PROM')"
 check "--prom: no comm" bash -c "! grep -q 'ev\"l' '$PROM'"
-expect_range "--prom: drains" \
-	"$(awk '$1 == "drainstat_drains_total{site=\"generic_fadvise\"}" { print $2 }' "$PROM")" $((N - 2)) $N
-expect_eq "--prom: drains = DONTNEED escalations" \
-	"$(awk '$1 == "drainstat_drains_total{site=\"generic_fadvise\"}" { print $2 }' "$PROM")" \
-	"$(awk '$1 == "drainstat_fadvise_escalations_total" { print $2 }' "$PROM")"
-PORT=$((20000 + RANDOM % 20000))
-prometheus-node-exporter --web.listen-address=127.0.0.1:$PORT --collector.disable-defaults \
-	--collector.textfile --collector.textfile.directory="$DIR" >"$TMPDIR_TEST/ne.log" 2>&1 &
-NE=$!
-for _ in $(seq 50); do
-	curl -sf "http://127.0.0.1:$PORT/metrics" >"$TMPDIR_TEST/scrape" && break
-	sleep 0.1
-done
+D=$(prom_value "$PROM" 'drainstat_drains_total{site="generic_fadvise"}')
+expect_range "--prom: drains" "$D" $((N - 2)) $N
+expect_eq "--prom: drains = DONTNEED escalations" "$D" \
+	"$(prom_value "$PROM" drainstat_fadvise_escalations_total)"
+scrape_textfile "$DIR" "$TMPDIR_TEST/scrape"
 check "node_exporter: node_textfile_scrape_error 0" grep -q '^node_textfile_scrape_error 0$' "$TMPDIR_TEST/scrape"
 check "node_exporter: drainstat series" grep -q '^drainstat_drains_total{site="generic_fadvise"} ' "$TMPDIR_TEST/scrape"
-kill $NE
 
 # a comm that is not UTF-8: text shows the bytes escaped, JSON stays valid JSON
 # and keeps each byte as \u00XX

@@ -9,24 +9,14 @@ set -u
 # lost_text FILE NAME: the "lost NAME: n" line's n; lost_json FILE NAME; lost_prom FILE NAME
 lost_text() { awk -v n="$2:" '$1 == "lost" && $2 == n { print $3 }' "$1" | tail -1; }
 lost_json() { jq -s --arg n "$2" '.[-1].counters[$n]' "$1"; }
-lost_prom() { awk -v k="drainstat_lost_events_total{reason=\"$2\"}" '$1 == k { print $2 }' "$1"; }
+lost_prom() { prom_value "$1" "drainstat_lost_events_total{reason=\"$2\"}"; }
 summary_lost() { grep -o ', [0-9]* lost$' "$1" | tail -1 | tr -dc 0-9; }
 
 # 10 comms (10 sites) into a site map of 3, in all three outputs
 N=60
 K=10
 sites_run() {
-	"$WORKLOADS/drainforce" -W -n $N -k $K -c dsfull "$TMPDIR_TEST/data" &
-	WL=$!
-	wait_comm $WL dsfull || return 1
-	"$DRAINSTAT" -v --max-sites 3 "$@" -p $WL >"$OUT" 2>"$OUT.err" &
-	DS_PID=$!
-	for _ in $(seq 200); do
-		grep -q '^drainstat: mode ' "$OUT.err" && break
-		sleep 0.1
-	done
-	kill -USR1 $WL
-	wait $WL
+	FORCE_ARGS="-k $K" forced_drains dsfull --max-sites 3 "$@" || return 1
 	sleep 1.2 # one more interval: the run goes on after the losses
 	kill -INT "$DS_PID"
 	wait_drainstat

@@ -57,10 +57,7 @@ wait_comm $WL "$COMM"
 "${VG[@]}" --log-file="$TMPDIR_TEST/vg.log" "$DRAINSTAT" -v -T 1ns -s -p $WL \
 	>"$TMPDIR_TEST/vg.out" 2>"$TMPDIR_TEST/vg.err" &
 VGPID=$!
-for _ in $(seq 300); do
-	grep -q '^drainstat: mode ' "$TMPDIR_TEST/vg.err" && break
-	sleep 0.1
-done
+wait_attached "$TMPDIR_TEST/vg.err"
 kill -USR1 $WL
 wait $WL
 sleep 1
