@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "golden.h"
 #include "hist.h"
 #include "ksyms.h"
 #include "model.h"
@@ -43,20 +44,6 @@ static const __u64 khugepaged_stack[] = {
     0xffffffff816a2d00, 0xffffffff81394f00, 0xffffffff81311600, 0xffffffff81249150,
 };
 
-static void hist_fill(struct hist *h, __u64 first, __u64 step, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		__u64 v = first + step * (__u64)i;
-
-		h->count++;
-		h->sum += v;
-		h->bucket[hist_bucket(v)]++;
-		h->max = v > h->max ? v : h->max;
-	}
-}
-
 static struct snap_site *add_site(struct snapshot *s, int stack_id, const char *comm,
 				  const __u64 *ips, int nr_ips)
 {
@@ -76,9 +63,9 @@ static void site_fill(struct snap_site *s, int drains, int works, int self, __u6
 	s->stats.drains = (__u64)drains;
 	s->stats.works = (__u64)works;
 	s->stats.self_works = (__u64)self;
-	hist_fill(&s->stats.dispatch_ns, dispatch, dispatch / 50, works);
-	hist_fill(&s->stats.run_ns, run, run / 100, works);
-	hist_fill(&s->stats.wait_ns, wait, wait / 40, drains);
+	golden__hist_fill(&s->stats.dispatch_ns, dispatch, dispatch / 50, works);
+	golden__hist_fill(&s->stats.run_ns, run, run / 100, works);
+	golden__hist_fill(&s->stats.wait_ns, wait, wait / 40, drains);
 }
 
 /* 300 forced drains from drainforce, two compaction stacks, khugepaged, a hostile comm. */
@@ -102,17 +89,17 @@ static void make_snapshot(struct snapshot *s, int scale)
 	site = add_site(s, -1, "evil\x1b[31m\"\\", NULL, 0);
 	site_fill(site, 1, 1, 0, 5 * US, 1 * US, 9 * US);
 	s->cpus[0].works = 300 * (__u64)scale + 5;
-	hist_fill(&s->cpus[0].dispatch_ns, 12 * US, 240, 300 * scale + 5);
-	hist_fill(&s->cpus[0].run_ns, 3 * US, 30, 300 * scale + 5);
+	golden__hist_fill(&s->cpus[0].dispatch_ns, 12 * US, 240, 300 * scale + 5);
+	golden__hist_fill(&s->cpus[0].run_ns, 3 * US, 30, 300 * scale + 5);
 	s->cpus[1].works = 5;
 	s->cpus[1].self_works = 3;
-	hist_fill(&s->cpus[1].dispatch_ns, 25 * US, 500, 5);
-	hist_fill(&s->cpus[1].run_ns, 800 * US, 8000, 5);
+	golden__hist_fill(&s->cpus[1].dispatch_ns, 25 * US, 500, 5);
+	golden__hist_fill(&s->cpus[1].run_ns, 800 * US, 8000, 5);
 	s->fadvise[FADVISE_DONTNEED].calls = 300 * (__u64)scale;
 	s->fadvise[FADVISE_DONTNEED].escalations = 300 * (__u64)scale;
-	hist_fill(&s->fadvise[FADVISE_DONTNEED].latency_ns, 50 * US, 1000, 300 * scale);
+	golden__hist_fill(&s->fadvise[FADVISE_DONTNEED].latency_ns, 50 * US, 1000, 300 * scale);
 	s->fadvise[1].calls = 1;
-	hist_fill(&s->fadvise[1].latency_ns, 900, 0, 1);
+	golden__hist_fill(&s->fadvise[1].latency_ns, 900, 0, 1);
 	s->counters[CNT_STACK_LOST] = 1;
 	s->counters[CNT_WORK_UNSEEN] = 2;
 }
@@ -126,49 +113,18 @@ static const struct model_info info = {
     .cumulative = true,
 };
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 /* Renders m and compares with tests/golden/name. */
 static void check_golden(const char *name, const struct model *m, const struct text_opts *o)
 {
-	char path[256], *got = NULL, *want;
+	char path[256], *got = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&got, &len);
 
 	report_text__header(f, &m->info, "0.0.0");
 	report_text__print(f, m, o);
 	fclose(f);
-	snprintf(path, sizeof(path), "tests/golden/%s", name);
-	if (getenv("DRAINSTAT_GOLDEN_UPDATE")) {
-		f = fopen(path, "w");
-		fputs(got, f);
-		fclose(f);
-	}
-	want = read_file(path);
-	CHECK(want != NULL);
-	if (want && strcmp(got, want))
-		fprintf(stderr, "  %s differs; got:\n%s", path, got);
-	CHECK(want && !strcmp(got, want));
+	golden__check(name, got, path, sizeof(path));
 	free(got);
-	free(want);
 }
 
 static void test_report_cumulative(void)
@@ -236,8 +192,8 @@ static void test_report_full_mode(void)
 	site->stats.drains += 20; /* 20 piggybacked: no work queued */
 	site->stats.empty_drains = 20;
 	site->stats.ipis = 290;
-	hist_fill(&site->stats.lock_ns, 2 * US, 100, 300);
-	hist_fill(&site->stats.local_ns, 700, 10, 8000);
+	golden__hist_fill(&site->stats.lock_ns, 2 * US, 100, 300);
+	golden__hist_fill(&site->stats.local_ns, 700, 10, 8000);
 	site = &s.sites[1];
 	site->stats.forced_drains = 2;
 	s.cpus[0].ipis = 290;

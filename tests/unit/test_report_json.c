@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "golden.h"
 #include "hist.h"
 #include "ksyms.h"
 #include "model.h"
@@ -53,20 +54,6 @@ static const struct site_spec specs[] = {
     {-1, "evil\x1b\"\\\n\xff\xc3\xa9", NULL, 0, 1, 1, 0, 5 * US, 1 * US, 9 * US},
 };
 
-static void hist_fill(struct hist *h, __u64 first, __u64 step, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		__u64 v = first + step * (__u64)i;
-
-		h->count++;
-		h->sum += v;
-		h->bucket[hist_bucket(v)]++;
-		h->max = v > h->max ? v : h->max;
-	}
-}
-
 static void make_snapshot(struct snapshot *s)
 {
 	const int nr = (int)(sizeof(specs) / sizeof(specs[0]));
@@ -90,22 +77,23 @@ static void make_snapshot(struct snapshot *s)
 		site->stats.drains = (__u64)p->drains;
 		site->stats.works = (__u64)p->works;
 		site->stats.self_works = (__u64)p->self;
-		hist_fill(&site->stats.dispatch_ns, p->dispatch, p->dispatch / 50, p->works);
-		hist_fill(&site->stats.run_ns, p->run, p->run / 100, p->works);
-		hist_fill(&site->stats.wait_ns, p->wait, p->wait / 40, p->drains);
+		golden__hist_fill(&site->stats.dispatch_ns, p->dispatch, p->dispatch / 50,
+				  p->works);
+		golden__hist_fill(&site->stats.run_ns, p->run, p->run / 100, p->works);
+		golden__hist_fill(&site->stats.wait_ns, p->wait, p->wait / 40, p->drains);
 	}
 	s->cpus[0].works = 305;
-	hist_fill(&s->cpus[0].dispatch_ns, 12 * US, 240, 305);
-	hist_fill(&s->cpus[0].run_ns, 3 * US, 30, 305);
+	golden__hist_fill(&s->cpus[0].dispatch_ns, 12 * US, 240, 305);
+	golden__hist_fill(&s->cpus[0].run_ns, 3 * US, 30, 305);
 	s->cpus[1].works = 5;
 	s->cpus[1].self_works = 3;
-	hist_fill(&s->cpus[1].dispatch_ns, 25 * US, 500, 5);
-	hist_fill(&s->cpus[1].run_ns, 800 * US, 8000, 5);
+	golden__hist_fill(&s->cpus[1].dispatch_ns, 25 * US, 500, 5);
+	golden__hist_fill(&s->cpus[1].run_ns, 800 * US, 8000, 5);
 	s->fadvise[FADVISE_DONTNEED].calls = 300;
 	s->fadvise[FADVISE_DONTNEED].escalations = 300;
-	hist_fill(&s->fadvise[FADVISE_DONTNEED].latency_ns, 50 * US, 1000, 300);
+	golden__hist_fill(&s->fadvise[FADVISE_DONTNEED].latency_ns, 50 * US, 1000, 300);
 	s->fadvise[1].calls = 1;
-	hist_fill(&s->fadvise[1].latency_ns, 900, 0, 1);
+	golden__hist_fill(&s->fadvise[1].latency_ns, 900, 0, 1);
 	s->counters[CNT_STACK_LOST] = 1;
 	s->counters[CNT_WORK_UNSEEN] = 2;
 }
@@ -130,26 +118,6 @@ static char *render(const struct model *m)
 	return buf;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 /* jq -e fails on anything but one valid JSON value that is neither false nor null. */
 static void check_jq(const char *path)
 {
@@ -166,24 +134,12 @@ static void check_jq(const char *path)
 /* Renders m, compares with tests/golden/name, and checks it is one line of JSON. */
 static void check_golden(const char *name, const struct model *m)
 {
-	char path[256], *got = render(m), *want;
-	FILE *f;
+	char path[256], *got = render(m);
 
 	CHECK(got && strchr(got, '\n') == got + strlen(got) - 1);
-	snprintf(path, sizeof(path), "tests/golden/%s", name);
-	if (getenv("DRAINSTAT_GOLDEN_UPDATE")) {
-		f = fopen(path, "w");
-		fputs(got, f);
-		fclose(f);
-	}
-	want = slurp(path);
-	CHECK(want != NULL);
-	if (want && strcmp(got, want))
-		fprintf(stderr, "  %s differs; got:\n%s", path, got);
-	CHECK(want && !strcmp(got, want));
+	golden__check(name, got, path, sizeof(path));
 	check_jq(path);
 	free(got);
-	free(want);
 }
 
 static void test_json_tracepoint(void)
@@ -222,8 +178,8 @@ static void test_json_full_mode(void)
 	s.sites[0].stats.drains += 20;
 	s.sites[0].stats.empty_drains = 20;
 	s.sites[0].stats.ipis = 290;
-	hist_fill(&s.sites[0].stats.lock_ns, 2 * US, 100, 300);
-	hist_fill(&s.sites[0].stats.local_ns, 700, 10, 8000);
+	golden__hist_fill(&s.sites[0].stats.lock_ns, 2 * US, 100, 300);
+	golden__hist_fill(&s.sites[0].stats.local_ns, 700, 10, 8000);
 	s.sites[1].stats.forced_drains = 2;
 	s.cpus[0].ipis = 290;
 	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);

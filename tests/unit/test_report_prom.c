@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "golden.h"
 #include "hist.h"
 #include "model.h"
 #include "report_prom.h"
@@ -20,20 +21,6 @@ static const char *const advices[FADVISE_ADVICE_SLOTS] = {
     "normal", "random", "sequential", "willneed", "dontneed", "noreuse", "other",
 };
 
-static void hist_fill(struct hist *h, __u64 first, __u64 step, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		__u64 v = first + step * (__u64)i;
-
-		h->count++;
-		h->sum += v;
-		h->bucket[hist_bucket(v)]++;
-		h->max = v > h->max ? v : h->max;
-	}
-}
-
 static struct model_site *add_row(struct model *m, const char *site, const char *comm, int drains,
 				  int self, __u64 dispatch, __u64 run, __u64 wait)
 {
@@ -44,9 +31,9 @@ static struct model_site *add_row(struct model *m, const char *site, const char 
 	r->drains = (__u64)drains;
 	r->works = (__u64)drains + (__u64)self;
 	r->self_works = (__u64)self;
-	hist_fill(&r->dispatch_ns, dispatch, dispatch / 50, drains + self);
-	hist_fill(&r->run_ns, run, run / 100, drains + self);
-	hist_fill(&r->wait_ns, wait, wait / 40, drains);
+	golden__hist_fill(&r->dispatch_ns, dispatch, dispatch / 50, drains + self);
+	golden__hist_fill(&r->run_ns, run, run / 100, drains + self);
+	golden__hist_fill(&r->wait_ns, wait, wait / 40, drains);
 	return r;
 }
 
@@ -73,13 +60,13 @@ static void make_model(struct model *m, const struct model_info *info)
 	m->cpus = calloc(2, sizeof(*m->cpus));
 	m->nr_cpus = 2;
 	m->cpus[0].works = 305;
-	hist_fill(&m->cpus[0].dispatch_ns, 12 * US, 240, 305);
-	hist_fill(&m->cpus[0].run_ns, 3 * US, 30, 305);
+	golden__hist_fill(&m->cpus[0].dispatch_ns, 12 * US, 240, 305);
+	golden__hist_fill(&m->cpus[0].run_ns, 3 * US, 30, 305);
 	m->cpus[1].cpu = 3;
 	m->cpus[1].works = 6;
 	m->cpus[1].self_works = 4;
-	hist_fill(&m->cpus[1].dispatch_ns, 25 * US, 500, 6);
-	hist_fill(&m->cpus[1].run_ns, 800 * US, 8000, 6);
+	golden__hist_fill(&m->cpus[1].dispatch_ns, 25 * US, 500, 6);
+	golden__hist_fill(&m->cpus[1].run_ns, 800 * US, 8000, 6);
 	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++)
 		m->fadvise[i].advice = advices[i];
 	m->fadvise[FADVISE_DONTNEED].calls = 300;
@@ -101,50 +88,18 @@ static char *render(const struct model *m, int max_sites)
 	return got;
 }
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	buf = calloc(1, (size_t)n + 1);
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
-
 /* Renders m and compares with tests/golden/name, which promtool must accept. */
 static void check_golden(const char *name, const struct model *m)
 {
-	char path[256], cmd[512], *got = render(m, 10), *want;
-	FILE *f;
+	char path[256], cmd[512], *got = render(m, 10);
 
-	snprintf(path, sizeof(path), "tests/golden/%s", name);
-	if (getenv("DRAINSTAT_GOLDEN_UPDATE")) {
-		f = fopen(path, "w");
-		fputs(got, f);
-		fclose(f);
-	}
-	want = read_file(path);
-	CHECK(want != NULL);
-	if (want && strcmp(got, want))
-		fprintf(stderr, "  %s differs; got:\n%s", path, got);
-	CHECK(want && !strcmp(got, want));
+	golden__check(name, got, path, sizeof(path));
 	CHECK(got[strlen(got) - 1] == '\n');
 	if (!system("command -v promtool >/dev/null 2>&1")) {
 		snprintf(cmd, sizeof(cmd), "promtool check metrics < %s", path);
 		CHECK(system(cmd) == 0);
 	}
 	free(got);
-	free(want);
 }
 
 static void model_free(struct model *m)
@@ -179,8 +134,8 @@ static void test_prom_full(void)
 	r->drains += 20;
 	r->empty_drains = 20;
 	r->ipis = 290;
-	hist_fill(&r->lock_ns, 2 * US, 100, 300);
-	hist_fill(&r->local_ns, 700, 10, 8000);
+	golden__hist_fill(&r->lock_ns, 2 * US, 100, 300);
+	golden__hist_fill(&r->local_ns, 700, 10, 8000);
 	m.sites[1].forced_drains = 2;
 	check_golden("report-full.prom", &m);
 	model_free(&m);
@@ -198,9 +153,9 @@ static void test_prom_bucket_edges(void)
 	m.sites = calloc(1, sizeof(*m.sites));
 	add_row(&m, "s", "c", 1, 0, 1, 1, 1);
 	memset(&m.sites[0].wait_ns, 0, sizeof(struct hist));
-	hist_fill(&m.sites[0].wait_ns, 1023, 1, 2);	  /* 1023, 1024 */
-	hist_fill(&m.sites[0].wait_ns, 4095, 1, 2);	  /* 4095, 4096 */
-	hist_fill(&m.sites[0].wait_ns, 1ULL << 40, 0, 1); /* past the last edge */
+	golden__hist_fill(&m.sites[0].wait_ns, 1023, 1, 2);	  /* 1023, 1024 */
+	golden__hist_fill(&m.sites[0].wait_ns, 4095, 1, 2);	  /* 4095, 4096 */
+	golden__hist_fill(&m.sites[0].wait_ns, 1ULL << 40, 0, 1); /* past the last edge */
 	got = render(&m, 0);
 	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000001024\"} 1\n"));
 	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000004096\"} 3\n"));
