@@ -76,8 +76,12 @@ struct drain_state {
 	__u64 slowest_work_ns; /* dispatch + run of its slowest work */
 };
 
-/* A queued work, keyed by its address (per-CPU lru_add_drain_work). */
+/*
+ * A queued work, by its target CPU: the work item (lru_add_drain_work) is per
+ * CPU, so a CPU has at most one in flight; work says which, 0 when none.
+ */
 struct work_state {
+	__u64 work;
 	__u64 queue_ns;
 	__u64 start_ns;
 	__u64 drain_id_ns; /* the drain it belongs to */
@@ -86,6 +90,7 @@ struct work_state {
 	__u32 caller_cpu;
 };
 
+/* A task's posix_fadvise() call; start_ns 0 when none is in flight. */
 struct fadvise_call {
 	__u64 start_ns;
 	__u32 advice;
@@ -133,13 +138,16 @@ struct {
 } counters SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u64);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1024); /* resized to the possible CPUs before load */
+	__type(key, __u32);
 	__type(value, struct work_state);
 } works SEC(".maps");
 
-/* LRU: a finished drain's state is only needed until its task drains again. */
+/*
+ * LRU: a finished drain's state is only needed until its task drains again,
+ * and its entry is reused in place by that next drain.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 10240);
@@ -147,8 +155,9 @@ struct {
 	__type(value, struct drain_state);
 } drains SEC(".maps");
 
+/* LRU, by task: a task's entry is reused by its every call, never deleted. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 10240);
 	__type(key, __u32);
 	__type(value, struct fadvise_call);
@@ -195,6 +204,8 @@ struct {
 
 static const struct site_stats zero_site;
 static const struct slow_targets zero_targets;
+static const struct drain_state zero_drain;
+static const struct fadvise_call zero_call;
 
 /*
  * Drains open right now, all tasks: the cheap gate of the IPI hook, which runs
@@ -275,7 +286,7 @@ static __always_inline void mark_escalation(__u32 tid)
 {
 	struct fadvise_call *f = bpf_map_lookup_elem(&fadvise_calls, &tid);
 
-	if (f && f->advice == FADVISE_DONTNEED)
+	if (f && f->start_ns && f->advice == FADVISE_DONTNEED)
 		f->escalated = 1;
 }
 
@@ -341,26 +352,46 @@ static __always_inline void slow_emit(const struct drain_state *d, __u32 tid, __
 	bpf_ringbuf_submit(e, 0);
 }
 
-static __always_inline struct drain_state *drain_open(void *ctx, __u32 tid, __u64 now, __u64 nvcsw)
+/* The task's drain state: its entry, made the first time the task drains. */
+static __always_inline struct drain_state *drain_state_get(__u32 tid)
 {
-	struct drain_state d = {};
+	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+
+	if (d)
+		return d;
+	bpf_map_update_elem(&drains, &tid, &zero_drain, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&drains, &tid);
+}
+
+/* A new drain in the task's entry d (rewritten in place): its site and start. */
+static __always_inline void drain_reset(void *ctx, struct drain_state *d, __u32 tid, __u64 now)
+{
+	*d = zero_drain;
+	d->id_ns = now;
+	d->last_target_cpu = -1;
+	d->site.stack_id = bpf_get_stackid(ctx, &stacks, 0);
+	if (d->site.stack_id < 0)
+		count(CNT_STACK_LOST);
+	bpf_get_current_comm(d->site.comm, sizeof(d->site.comm));
+	slow_open(ctx, d, tid);
+}
+
+static __always_inline struct drain_state *drain_open(void *ctx, struct drain_state *d, __u32 tid,
+						      __u64 now)
+{
 	struct site_stats *s;
 
-	d.id_ns = now;
-	d.nvcsw = nvcsw;
-	d.last_target_cpu = -1;
-	d.site.stack_id = bpf_get_stackid(ctx, &stacks, 0);
-	if (d.site.stack_id < 0)
-		count(CNT_STACK_LOST);
-	bpf_get_current_comm(d.site.comm, sizeof(d.site.comm));
-	slow_open(ctx, &d, tid);
-	bpf_map_update_elem(&drains, &tid, &d, BPF_ANY);
-	s = site_stats_get(&d.site);
+	if (!d)
+		d = drain_state_get(tid);
+	if (!d)
+		return NULL;
+	drain_reset(ctx, d, tid, now);
+	s = site_stats_get(&d->site);
 	if (s)
 		__sync_fetch_and_add(&s->drains, 1);
 	mark_escalation(tid);
 	__sync_fetch_and_add(&open_drains, 1);
-	return bpf_map_lookup_elem(&drains, &tid);
+	return d;
 }
 
 /*
@@ -439,19 +470,24 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 	struct task_struct *task = bpf_get_current_task_btf();
 	__u32 tid = (__u32)pid_tgid;
 	__u64 now = bpf_ktime_get_ns();
-	__u64 key = (__u64)work;
-	struct work_state ws = {};
+	__u32 target = (__u32)target_cpu;
+	struct work_state *ws;
 	struct drain_state *d;
 	__u64 nvcsw;
 
 	if (!task_selected(pid_tgid) || !victim_selected(target_cpu))
 		return;
+	ws = bpf_map_lookup_elem(&works, &target);
+	if (!ws) {
+		count(CNT_CPU_OUT_OF_RANGE);
+		return;
+	}
 	nvcsw = task->nvcsw;
 	d = bpf_map_lookup_elem(&drains, &tid);
 	if (d && d->in_call)
 		queue_in_call(d, now);
 	else if (!d || starts_new_drain(d, now, nvcsw, target_cpu))
-		d = drain_open(ctx, tid, now, nvcsw);
+		d = drain_open(ctx, d, tid, now);
 	else
 		drain_join(d);
 	if (!d) {
@@ -464,21 +500,28 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 	d->works++;
 	__sync_fetch_and_add(&d->pending, 1);
 
-	ws.queue_ns = now;
-	ws.drain_id_ns = d->id_ns;
-	ws.site = d->site;
-	ws.caller_tid = tid;
-	ws.caller_cpu = bpf_get_smp_processor_id();
-	if (bpf_map_update_elem(&works, &key, &ws, BPF_ANY)) {
-		__sync_fetch_and_add(&d->pending, -1);
-		count(CNT_WORK_MAP_FULL);
-	}
+	/* the CPU runs it only after this returns: the tracepoint comes before insert_work() */
+	ws->queue_ns = now;
+	ws->start_ns = 0;
+	ws->drain_id_ns = d->id_ns;
+	ws->site = d->site;
+	ws->caller_tid = tid;
+	ws->caller_cpu = bpf_get_smp_processor_id();
+	ws->work = (__u64)work;
+}
+
+/* The work in flight on this CPU, if it is work. */
+static __always_inline struct work_state *work_on_this_cpu(struct work_struct *work)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct work_state *ws = bpf_map_lookup_elem(&works, &cpu);
+
+	return ws && ws->work == (__u64)work ? ws : NULL;
 }
 
 static __always_inline void on_start(struct work_struct *work)
 {
-	__u64 key = (__u64)work;
-	struct work_state *ws = bpf_map_lookup_elem(&works, &key);
+	struct work_state *ws = work_on_this_cpu(work);
 
 	if (ws)
 		ws->start_ns = bpf_ktime_get_ns();
@@ -549,10 +592,9 @@ static __always_inline void drain_work_done(const struct work_state *ws, struct 
 
 static __always_inline void on_end(struct work_struct *work)
 {
-	__u64 key = (__u64)work;
 	__u64 now = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
-	struct work_state *ws = bpf_map_lookup_elem(&works, &key);
+	struct work_state *ws = work_on_this_cpu(work);
 	struct site_stats *s;
 	__u64 dispatch, run;
 	bool self;
@@ -567,7 +609,7 @@ static __always_inline void on_end(struct work_struct *work)
 		/* queued while the programs were being attached: its start was missed */
 		count(CNT_WORK_UNSEEN);
 		drain_work_done(ws, NULL, now, cpu, 0, 0);
-		bpf_map_delete_elem(&works, &key);
+		ws->work = 0;
 		return;
 	}
 	dispatch = ws->start_ns - ws->queue_ns;
@@ -583,7 +625,7 @@ static __always_inline void on_end(struct work_struct *work)
 	}
 	account_cpu(cpu, self, dispatch, run);
 	drain_work_done(ws, s, now, cpu, dispatch, run);
-	bpf_map_delete_elem(&works, &key);
+	ws->work = 0;
 }
 
 /* Entry of lru_add_drain_all() or lru_cache_disable() (forced). */
@@ -591,29 +633,23 @@ static __always_inline void drain_enter(void *ctx, bool forced)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
-	struct drain_state d = {}, *open;
+	struct drain_state *d;
 	struct site_stats *s;
 
 	if (!task_selected(pid_tgid))
 		return;
-	open = bpf_map_lookup_elem(&drains, &tid);
-	if (open && open->in_call) {
-		open->depth++;
+	d = drain_state_get(tid);
+	if (!d)
+		return;
+	if (d->in_call) {
+		d->depth++;
 		return;
 	}
-	d.id_ns = bpf_ktime_get_ns();
-	d.in_call = 1;
-	d.by_entry = 1;
-	d.last_target_cpu = -1;
-	d.site.stack_id = bpf_get_stackid(ctx, &stacks, 0);
-	if (d.site.stack_id < 0)
-		count(CNT_STACK_LOST);
-	bpf_get_current_comm(d.site.comm, sizeof(d.site.comm));
-	slow_open(ctx, &d, tid);
-	if (bpf_map_update_elem(&drains, &tid, &d, BPF_ANY))
-		return;
+	drain_reset(ctx, d, tid, bpf_ktime_get_ns());
+	d->in_call = 1;
+	d->by_entry = 1;
 	__sync_fetch_and_add(&open_drains, 1);
-	s = site_stats_get(&d.site);
+	s = site_stats_get(&d->site);
 	if (s) {
 		__sync_fetch_and_add(&s->drains, 1);
 		if (forced)
@@ -684,21 +720,23 @@ static __always_inline void local_exit(void)
 	bpf_map_delete_elem(&local_calls, &tid);
 }
 
-/* An IPI sent by a task whose drain is open: the wakeup of a remote worker. */
+/*
+ * An IPI from the caller to a CPU where its drain's work waits, not started:
+ * the wakeup of that CPU's worker (sent from __queue_work(), after the
+ * queue_work tracepoint).
+ */
 static __always_inline void on_ipi(__u32 cpu)
 {
-	struct drain_state *d;
+	struct work_state *ws;
 	struct site_stats *s;
 	struct cpu_stats *c;
-	__u32 tid;
 
 	if (!open_drains)
 		return;
-	tid = (__u32)bpf_get_current_pid_tgid();
-	d = bpf_map_lookup_elem(&drains, &tid);
-	if (!d || (!d->in_call && !d->pending))
+	ws = bpf_map_lookup_elem(&works, &cpu);
+	if (!ws || !ws->work || ws->start_ns || ws->caller_tid != (__u32)bpf_get_current_pid_tgid())
 		return;
-	s = bpf_map_lookup_elem(&sites, &d->site);
+	s = bpf_map_lookup_elem(&sites, &ws->site);
 	if (s)
 		__sync_fetch_and_add(&s->ipis, 1);
 	c = bpf_map_lookup_elem(&cpus, &cpu);
@@ -749,14 +787,22 @@ int drainstat_fadvise_enter(struct trace_event_raw_sys_enter *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
-	struct fadvise_call call = {};
+	struct fadvise_call *call;
 
 	if (!task_selected(pid_tgid))
 		return 0;
-	call.start_ns = bpf_ktime_get_ns();
-	call.advice = (__u32)ctx->args[3];
-	if (bpf_map_update_elem(&fadvise_calls, &tid, &call, BPF_ANY))
+	call = bpf_map_lookup_elem(&fadvise_calls, &tid);
+	if (!call) {
+		bpf_map_update_elem(&fadvise_calls, &tid, &zero_call, BPF_NOEXIST);
+		call = bpf_map_lookup_elem(&fadvise_calls, &tid);
+	}
+	if (!call) {
 		count(CNT_FADVISE_MAP_FULL);
+		return 0;
+	}
+	call->advice = (__u32)ctx->args[3];
+	call->escalated = 0;
+	call->start_ns = bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -768,7 +814,7 @@ int drainstat_fadvise_exit(struct trace_event_raw_sys_exit *ctx)
 	struct fadvise_stats *f;
 	__u32 slot;
 
-	if (!call)
+	if (!call || !call->start_ns)
 		return 0;
 	slot = call->advice < FADVISE_ADVICE_OTHER ? call->advice : FADVISE_ADVICE_OTHER;
 	f = bpf_map_lookup_elem(&fadvise, &slot);
@@ -778,7 +824,7 @@ int drainstat_fadvise_exit(struct trace_event_raw_sys_exit *ctx)
 			__sync_fetch_and_add(&f->escalations, 1);
 		hist_add(&f->latency_ns, bpf_ktime_get_ns() - call->start_ns);
 	}
-	bpf_map_delete_elem(&fadvise_calls, &tid);
+	call->start_ns = 0;
 	return 0;
 }
 

@@ -212,6 +212,8 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 		err = set_drain_work_fn(skel, opts->drain_work_fn);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.cpus, (__u32)nr_cpus);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.works, (__u32)nr_cpus);
 	if (!err && opts->max_sites)
 		err = bpf_map__set_max_entries(skel->maps.sites, opts->max_sites);
 	if (!err && opts->max_stacks)
@@ -409,6 +411,8 @@ static int read_sites(const struct tracer *t, struct snapshot *snap)
 
 	if (snap->sites_cap < (int)cap) {
 		free(snap->sites);
+		free(snap->by_key);
+		snap->by_key = NULL;
 		snap->sites_cap = 0;
 		snap->sites = malloc(cap * sizeof(*snap->sites));
 		if (!snap->sites)
@@ -431,8 +435,7 @@ static int read_sites(const struct tracer *t, struct snapshot *snap)
 			return err;
 		snap->nr_sites++;
 	}
-	snapshot__sort_sites(snap);
-	return 0;
+	return snapshot__sort_sites(snap);
 }
 
 static int read_cpus(const struct tracer *t, struct snapshot *snap)
@@ -489,6 +492,7 @@ static int read_counters(const struct tracer *t, struct snapshot *snap)
 int tracer__snapshot(const struct tracer *t, struct snapshot *snap)
 {
 	struct snap_site *sites = snap->sites;
+	const struct snap_site **by_key = snap->by_key;
 	int sites_cap = snap->sites_cap;
 	struct timespec ts;
 	int err;
@@ -497,6 +501,7 @@ int tracer__snapshot(const struct tracer *t, struct snapshot *snap)
 	free(snap->cpus);
 	memset(snap, 0, sizeof(*snap));
 	snap->sites = sites;
+	snap->by_key = by_key;
 	snap->sites_cap = sites_cap;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snap->taken_ns = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
