@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,7 @@ void snapshot__free(struct snapshot *snap)
 	if (!snap)
 		return;
 	free(snap->sites);
+	free(snap->by_key);
 	free(snap->cpus);
 	memset(snap, 0, sizeof(*snap));
 }
@@ -22,13 +24,27 @@ static int cmp_key(const struct site_key *a, const struct site_key *b)
 
 static int cmp_site(const void *a, const void *b)
 {
-	return cmp_key(&((const struct snap_site *)a)->key, &((const struct snap_site *)b)->key);
+	return cmp_key(&(*(const struct snap_site *const *)a)->key,
+		       &(*(const struct snap_site *const *)b)->key);
 }
 
-void snapshot__sort_sites(struct snapshot *snap)
+int snapshot__sort_sites(struct snapshot *snap)
 {
-	qsort(snap->sites, (size_t)snap->nr_sites, sizeof(*snap->sites), cmp_site);
+	int i;
+
+	if (snap->sites_cap < snap->nr_sites)
+		return -EINVAL;
+	/* as many as sites_cap: the tracer frees it when the sites grow */
+	if (!snap->by_key) {
+		snap->by_key = malloc((size_t)(snap->sites_cap + 1) * sizeof(*snap->by_key));
+		if (!snap->by_key)
+			return -ENOMEM;
+	}
+	for (i = 0; i < snap->nr_sites; i++)
+		snap->by_key[i] = &snap->sites[i];
+	qsort(snap->by_key, (size_t)snap->nr_sites, sizeof(*snap->by_key), cmp_site);
 	snap->sites_sorted = true;
+	return 0;
 }
 
 const struct snap_site *snapshot__find_site(const struct snapshot *snap, const struct site_key *key)
@@ -43,9 +59,9 @@ const struct snap_site *snapshot__find_site(const struct snapshot *snap, const s
 	}
 	while (lo <= hi) {
 		i = lo + (hi - lo) / 2;
-		c = cmp_key(&snap->sites[i].key, key);
+		c = cmp_key(&snap->by_key[i]->key, key);
 		if (!c)
-			return &snap->sites[i];
+			return snap->by_key[i];
 		if (c < 0)
 			lo = i + 1;
 		else

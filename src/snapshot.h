@@ -22,7 +22,8 @@ struct snapshot {
 	struct snap_site *sites;
 	int nr_sites;
 	int sites_cap;	   /* sites allocated: a snapshot read again reuses them */
-	bool sites_sorted; /* by key (snapshot__sort_sites): lookups are a binary search */
+	bool sites_sorted; /* by_key holds the sites sorted: lookups are a binary search */
+	const struct snap_site **by_key; /* sites_cap of them; sorting them moves no site */
 	struct cpu_stats *cpus;
 	int nr_cpus;
 	struct fadvise_stats fadvise[FADVISE_ADVICE_SLOTS];
@@ -30,8 +31,8 @@ struct snapshot {
 };
 
 void snapshot__free(struct snapshot *snap);
-/* Sorts the sites by key, so that snapshot__find_site() takes log n. */
-void snapshot__sort_sites(struct snapshot *snap);
+/* Sorts the sites by key, so that snapshot__find_site() takes log n. 0 or -ENOMEM. */
+int snapshot__sort_sites(struct snapshot *snap);
 const struct snap_site *snapshot__find_site(const struct snapshot *snap,
 					    const struct site_key *key);
 

@@ -219,6 +219,49 @@ static void test_report_empty(void)
 	model__free(&m);
 }
 
+/*
+ * Many rows in a scrambled order: the rows are sorted by total wait, largest
+ * first, and each keeps its own numbers (rows move along permutation cycles).
+ */
+static void test_rows_sorted(void)
+{
+	enum { N = 257 };
+	struct snapshot s = {.taken_ns = 1000 * MS};
+	struct model_info i = info;
+	struct model m;
+	int k, sorted = 1, whole = 1;
+
+	s.sites = calloc(N, sizeof(*s.sites));
+	s.nr_sites = s.sites_cap = N;
+	CHECK(s.sites != NULL);
+	for (k = 0; k < N; k++) {
+		struct snap_site *site = &s.sites[k];
+		int rank = (k * 101) % N; /* 101 and 257 are coprime: every rank once */
+
+		site->key.stack_id = k;
+		snprintf(site->key.comm, sizeof(site->key.comm), "c%d", rank);
+		site->stats.drains = (__u64)rank + 1;
+		golden__hist_fill(&site->stats.wait_ns, (__u64)(rank + 1) * US, 0, rank + 1);
+	}
+	CHECK(snapshot__sort_sites(&s) == 0);
+	CHECK(model__build(&s, NULL, 0, NULL, &i, &m) == 0);
+	CHECK(m.nr_sites == N);
+	for (k = 0; k < m.nr_sites; k++) {
+		const struct model_site *r = &m.sites[k];
+		char comm[DRAINSTAT_COMM_LEN];
+
+		snprintf(comm, sizeof(comm), "c%llu", (unsigned long long)(r->drains - 1));
+		whole &= !strcmp(r->comm, comm) && r->wait_ns.count == r->drains &&
+			 r->wait_ns.sum == r->drains * r->drains * US;
+		sorted &= r->drains == (__u64)(N - k);
+	}
+	CHECK(sorted);
+	CHECK(whole);
+	CHECK(snapshot__find_site(&s, &s.sites[77].key) == &s.sites[77]);
+	model__free(&m);
+	snapshot__free(&s);
+}
+
 static void test_escape(void)
 {
 	char buf[64];
@@ -237,6 +280,7 @@ int main(void)
 	RUN(test_report_interval_and_histograms);
 	RUN(test_report_full_mode);
 	RUN(test_report_empty);
+	RUN(test_rows_sorted);
 	RUN(test_escape);
 	return failed ? 1 : 0;
 }
