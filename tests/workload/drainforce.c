@@ -488,15 +488,19 @@ static void sleep_ms(long ms, volatile sig_atomic_t *stop)
 		;
 }
 
-/* SIGUSR1 is blocked in every thread (see main), so sigwait() takes it here. */
-static void wait_usr1(void)
+/*
+ * SIGUSR1 is blocked in every thread (see main), so sigtimedwait() takes it
+ * here; SIGINT and SIGTERM, caught, end the wait too (within a tick).
+ */
+static void wait_usr1(volatile sig_atomic_t *stop)
 {
+	struct timespec tick = {.tv_nsec = 50000000};
 	sigset_t set;
-	int sig;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
-	sigwait(&set, &sig);
+	while (!*stop && sigtimedwait(&set, NULL, &tick) < 0)
+		;
 }
 
 /* Run the rounds; on failure return -errno and name the operation in *op. */
@@ -530,7 +534,7 @@ static int run_lockstep(struct lockstep *ls, const char **op)
 	take_comm(ls->opts->comm);
 	sleep_ms(ls->opts->sleep_ms, ls->stop);
 	if (ls->opts->wait_usr1)
-		wait_usr1();
+		wait_usr1(ls->stop);
 	sem_post(&ls->to_reader);
 	pthread_join(reader, NULL);
 	pthread_join(dropper, NULL);
