@@ -92,13 +92,19 @@ static __u64 delta(__u64 cur, const __u64 *prev)
 	return prev && cur >= *prev ? cur - *prev : prev ? 0 : cur;
 }
 
-static void merge_delta(struct hist *into, const struct hist *cur, const struct hist *prev)
+/* into += cur - prev; into is still zero when fresh, and takes the difference directly. */
+static void merge_delta(struct hist *into, const struct hist *cur, const struct hist *prev,
+			bool fresh)
 {
 	struct hist h;
 
 	/* nothing recorded since (a revised wait changes count as well) */
 	if (cur->count == (prev ? prev->count : 0) && cur->sum == (prev ? prev->sum : 0))
 		return;
+	if (fresh) {
+		hist__delta(cur, prev, into);
+		return;
+	}
 	hist__delta(cur, prev, &h);
 	hist__merge(into, &h);
 }
@@ -142,17 +148,21 @@ static int row_index__init(struct row_index *ix, int rows)
 	return ix->slots ? 0 : -ENOMEM;
 }
 
+/* The row of site and comm; *fresh when it was made just now (all zero). */
 static struct model_site *row_for(struct model *m, struct row_index *ix, const char *site,
-				  const char *comm)
+				  const char *comm, bool *fresh)
 {
 	size_t i = row_hash(site, comm) & ix->mask;
 	struct model_site *row;
 
 	for (; ix->slots[i]; i = (i + 1) & ix->mask) {
 		row = &m->sites[ix->slots[i] - 1];
-		if (!strcmp(row->site, site) && !strncmp(row->comm, comm, DRAINSTAT_COMM_LEN))
+		if (!strcmp(row->site, site) && !strncmp(row->comm, comm, DRAINSTAT_COMM_LEN)) {
+			*fresh = false;
 			return row;
+		}
 	}
+	*fresh = true;
 	row = &m->sites[m->nr_sites++];
 	ix->slots[i] = m->nr_sites;
 	memset(row, 0, sizeof(*row));
@@ -168,24 +178,25 @@ static int add_site(struct model *m, struct row_index *ix, const struct snap_sit
 	const struct site_stats *c = &cur->stats, *p = prev ? &prev->stats : NULL;
 	char site[MODEL_NAME_LEN], comm[DRAINSTAT_COMM_LEN];
 	struct model_site *row;
+	bool fresh;
 
 	if (!site_moved(cur, prev))
 		return 0;
 	symbolize(cur, ks, st, site, sizeof(site));
 	memcpy(comm, cur->key.comm, sizeof(comm));
 	comm[sizeof(comm) - 1] = '\0';
-	row = row_for(m, ix, site, comm);
+	row = row_for(m, ix, site, comm, &fresh);
 	row->drains += delta(c->drains, p ? &p->drains : NULL);
 	row->forced_drains += delta(c->forced_drains, p ? &p->forced_drains : NULL);
 	row->empty_drains += delta(c->empty_drains, p ? &p->empty_drains : NULL);
 	row->works += delta(c->works, p ? &p->works : NULL);
 	row->self_works += delta(c->self_works, p ? &p->self_works : NULL);
 	row->ipis += delta(c->ipis, p ? &p->ipis : NULL);
-	merge_delta(&row->dispatch_ns, &c->dispatch_ns, p ? &p->dispatch_ns : NULL);
-	merge_delta(&row->run_ns, &c->run_ns, p ? &p->run_ns : NULL);
-	merge_delta(&row->wait_ns, &c->wait_ns, p ? &p->wait_ns : NULL);
-	merge_delta(&row->lock_ns, &c->lock_ns, p ? &p->lock_ns : NULL);
-	merge_delta(&row->local_ns, &c->local_ns, p ? &p->local_ns : NULL);
+	merge_delta(&row->dispatch_ns, &c->dispatch_ns, p ? &p->dispatch_ns : NULL, fresh);
+	merge_delta(&row->run_ns, &c->run_ns, p ? &p->run_ns : NULL, fresh);
+	merge_delta(&row->wait_ns, &c->wait_ns, p ? &p->wait_ns : NULL, fresh);
+	merge_delta(&row->lock_ns, &c->lock_ns, p ? &p->lock_ns : NULL, fresh);
+	merge_delta(&row->local_ns, &c->local_ns, p ? &p->local_ns : NULL, fresh);
 	st->drains = delta(c->drains, p ? &p->drains : NULL);
 	return add_stack(row, st);
 }

@@ -592,19 +592,20 @@ int session__run(const struct options *opts)
 	struct session s = {.opts = opts};
 	int code, err;
 
-	/*
-	 * Every interval frees and allocates megabytes again (snapshot sites, the
-	 * report's rows). Kept in the heap, not mapped and unmapped each time, they
-	 * are not page-faulted and zeroed anew every interval.
-	 */
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	install_signals();
 	code = setup(&s);
 	if (code == EXIT_OK)
 		code = start_export(&s);
 	if (code == EXIT_OK) {
 		output__start(opts, &s.info);
+		/*
+		 * Every interval frees and allocates megabytes again (the report's
+		 * rows): kept in the heap, not mapped and unmapped each time, they are
+		 * not page-faulted and zeroed anew. Only from here: setup's growing
+		 * buffers (the symbol table) are better mapped and given back.
+		 */
+		mallopt(M_MMAP_THRESHOLD, 32 << 20);
+		mallopt(M_TRIM_THRESHOLD, 64 << 20);
 		err = trace_loop(&s);
 		if (err)
 			code = fail(EXIT_RUNTIME, "cannot read the BPF maps: %s", strerror(-err));

@@ -12,9 +12,17 @@
 
 #define MAX_LINKS 24
 
+/* A kernel stack already read: its id names it for good (see read_stack()). */
+struct known_stack {
+	int nr_ips;
+	__u64 ips[DRAINSTAT_MAX_STACK_DEPTH];
+};
+
 struct tracer {
 	struct drainstat_bpf *skel;
 	int nr_cpus;
+	struct known_stack **known_stacks; /* by stack id, NULL until read */
+	__u32 nr_known_stacks;		   /* slots: the stack map's max_entries */
 	struct tracer_features features;
 	struct bpf_link *links[MAX_LINKS];
 	int nr_links;
@@ -384,7 +392,35 @@ const struct tracer_features *tracer__features(const struct tracer *t)
 	return &t->features;
 }
 
-static int read_stack(const struct tracer *t, struct snap_site *site)
+/* Keeps a copy of the stack read for site, under its id; no memory only means no copy. */
+static void remember_stack(struct tracer *t, const struct snap_site *site)
+{
+	__u32 id = (__u32)site->key.stack_id;
+	struct known_stack *k;
+
+	if (!t->known_stacks) {
+		t->nr_known_stacks = bpf_map__max_entries(t->skel->maps.stacks);
+		t->known_stacks = calloc(t->nr_known_stacks, sizeof(*t->known_stacks));
+		if (!t->known_stacks)
+			return;
+	}
+	if (id >= t->nr_known_stacks || t->known_stacks[id])
+		return;
+	k = malloc(sizeof(*k));
+	if (!k)
+		return;
+	k->nr_ips = site->nr_ips;
+	memcpy(k->ips, site->ips, sizeof(k->ips));
+	t->known_stacks[id] = k;
+}
+
+/*
+ * A stack id names one stack for good: the map's bucket is written before its
+ * id is returned, and never again (no BPF_F_REUSE_STACKID; a different stack
+ * that hashes there is stack_lost), and drainstat deletes none. So each id is
+ * read once; every interval after takes the copy.
+ */
+static int read_stack(struct tracer *t, struct snap_site *site)
 {
 	__u32 id = (__u32)site->key.stack_id;
 	int i, err;
@@ -392,6 +428,11 @@ static int read_stack(const struct tracer *t, struct snap_site *site)
 	site->nr_ips = 0;
 	if (site->key.stack_id < 0)
 		return 0;
+	if (t->known_stacks && id < t->nr_known_stacks && t->known_stacks[id]) {
+		site->nr_ips = t->known_stacks[id]->nr_ips;
+		memcpy(site->ips, t->known_stacks[id]->ips, sizeof(site->ips));
+		return 0;
+	}
 	err = bpf_map__lookup_elem(t->skel->maps.stacks, &id, sizeof(id), site->ips,
 				   sizeof(site->ips), 0);
 	if (err)
@@ -399,10 +440,11 @@ static int read_stack(const struct tracer *t, struct snap_site *site)
 	for (i = 0; i < DRAINSTAT_MAX_STACK_DEPTH && site->ips[i]; i++)
 		;
 	site->nr_ips = i;
+	remember_stack(t, site);
 	return 0;
 }
 
-static int read_sites(const struct tracer *t, struct snapshot *snap)
+static int read_sites(struct tracer *t, struct snapshot *snap)
 {
 	const struct bpf_map *map = t->skel->maps.sites;
 	__u32 cap = bpf_map__max_entries(map);
@@ -489,7 +531,7 @@ static int read_counters(const struct tracer *t, struct snapshot *snap)
 	return err;
 }
 
-int tracer__snapshot(const struct tracer *t, struct snapshot *snap)
+int tracer__snapshot(struct tracer *t, struct snapshot *snap)
 {
 	struct snap_site *sites = snap->sites;
 	const struct snap_site **by_key = snap->by_key;
@@ -519,8 +561,13 @@ int tracer__snapshot(const struct tracer *t, struct snapshot *snap)
 
 void tracer__free(struct tracer *t)
 {
+	__u32 i;
+
 	if (!t)
 		return;
 	detach(t);
+	for (i = 0; t->known_stacks && i < t->nr_known_stacks; i++)
+		free(t->known_stacks[i]);
+	free(t->known_stacks);
 	free(t);
 }

@@ -67,7 +67,7 @@ int tracer__parse_mode(const char *s, enum drain_mode *mode);
 
 /* On failure *failed says which step of the last mode tried failed; the result is -errno. */
 int tracer__start(const struct tracer_opts *opts, struct tracer **out, enum tracer_step *failed);
-int tracer__snapshot(const struct tracer *t, struct snapshot *snap);
+int tracer__snapshot(struct tracer *t, struct snapshot *snap);
 /* -T: fn gets each slow drain; the fd polls readable when some are waiting. */
 int tracer__watch_slow(struct tracer *t, slow_drain_fn fn, void *arg);
 int tracer__slow_fd(const struct tracer *t);
