@@ -42,9 +42,10 @@ static void print_text(const struct options *o, const struct model *m)
 	report_text__print(stdout, m, &topts);
 }
 
-int output__report(const struct options *o, const struct model *m)
+int output__report(const struct options *o, const struct model *m, struct prom_memory *memory)
 {
-	struct prom_job job = {m, {.max_sites = (int)o->prom_sites, .version = DRAINSTAT_VERSION}};
+	struct prom_job job = {
+	    m, {.max_sites = (int)o->prom_sites, .version = DRAINSTAT_VERSION, .memory = memory}};
 
 	if (o->prom_path)
 		return export__write_atomic(o->prom_path, emit_prom, &job);

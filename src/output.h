@@ -5,14 +5,16 @@
 
 #include "cli.h"
 #include "model.h"
+#include "report_prom.h"
 
 /* The text header at start (text output only). */
 void output__start(const struct options *o, const struct model_info *info);
 
 /*
  * Emits one report of m as o asks. A --prom export goes to its file atomically:
- * 0 or -errno, the file untouched on failure.
+ * 0 or -errno, the file untouched on failure; memory holds what the exports
+ * before said (report_prom.h), so that no series goes down.
  */
-int output__report(const struct options *o, const struct model *m);
+int output__report(const struct options *o, const struct model *m, struct prom_memory *memory);
 
 #endif /* OUTPUT_H */

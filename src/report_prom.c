@@ -8,6 +8,13 @@
  * absent, not zero. Histogram edges are bucket edges, so every count is exact:
  * le="2^k ns" holds the samples below 2^k ns (a sample of exactly 2^k ns, the
  * first of its bucket, is counted at the next edge).
+ *
+ * Counters must never go down, and two things could make them: a site that
+ * leaves "other" for a label of its own takes its counts out of "other"; and a
+ * wait taken back in tracepoint mode (wait_revised) moves a sample to a higher
+ * bucket, so the series between the two go down by one. With a prom_memory a
+ * site keeps the label it was first given, and each histogram series holds
+ * its last value until the truth passes it again (the sample is late, not lost).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,6 +29,28 @@
 #define LE_FIRST_SHIFT 10
 #define LE_LAST_SHIFT  34
 #define LE_STEP	       2
+#define NR_LE	       ((LE_LAST_SHIFT - LE_FIRST_SHIFT) / LE_STEP + 2) /* the edges and +Inf */
+
+enum site_family { FAM_DISPATCH, FAM_RUN, FAM_WAIT, FAM_LOCK, NR_FAMILIES };
+
+/* The values of one histogram as last exported: le counts, +Inf last, and the sum. */
+struct prom_series {
+	__u64 le[NR_LE];
+	__u64 sum_ns;
+};
+
+/* A site label an export has shown: by name, or within "other" (kept false). */
+struct prom_seen {
+	char name[MODEL_NAME_LEN];
+	bool kept;
+	struct prom_series last[NR_FAMILIES];
+};
+
+struct prom_memory {
+	struct prom_seen *seen;
+	int nr, cap, nr_kept;
+	struct prom_seen other; /* the series of site="other" */
+};
 
 /* One site label: the model's rows of that site summed over their comms. */
 struct prom_site {
@@ -29,7 +58,25 @@ struct prom_site {
 	__u64 drains, forced_drains, empty_drains, works, self_works, ipis;
 	__u64 local_drains;
 	struct hist dispatch_ns, run_ns, wait_ns, lock_ns;
+	struct prom_seen *seen; /* its memory; NULL without one */
 };
+
+struct prom_memory *prom_memory__new(void)
+{
+	struct prom_memory *pm = calloc(1, sizeof(*pm));
+
+	if (pm)
+		strcpy(pm->other.name, "other");
+	return pm;
+}
+
+void prom_memory__free(struct prom_memory *pm)
+{
+	if (!pm)
+		return;
+	free(pm->seen);
+	free(pm);
+}
 
 #define SITE_U64(s, off)  (*(const __u64 *)((const char *)(s) + (off)))
 #define SITE_HIST(s, off) ((const struct hist *)((const char *)(s) + (off)))
@@ -158,6 +205,58 @@ static int fold_other(struct prom_site *v, int n, int max_sites)
 	return kept + 1;
 }
 
+/* name's entry in pm, made if new: kept while fewer than max_sites are. NULL: no memory. */
+static struct prom_seen *seen_site(struct prom_memory *pm, const char *name, int max_sites)
+{
+	struct prom_seen *s;
+	int i;
+
+	for (i = 0; i < pm->nr; i++)
+		if (same_label(pm->seen[i].name, name))
+			return &pm->seen[i];
+	if (pm->nr == pm->cap) {
+		int cap = pm->cap ? pm->cap * 2 : 32;
+
+		s = realloc(pm->seen, (size_t)cap * sizeof(*s));
+		if (!s)
+			return NULL;
+		pm->seen = s;
+		pm->cap = cap;
+	}
+	s = &pm->seen[pm->nr++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->kept = !same_label(name, "other") && (max_sites <= 0 || pm->nr_kept < max_sites);
+	pm->nr_kept += s->kept;
+	return s;
+}
+
+/*
+ * fold_other() with a memory: a site keeps the label it had in the exports
+ * before; new ones, largest wait first, take the places left. A site pm cannot
+ * remember goes to "other" (and stays: it is remembered by nothing).
+ */
+static int fold_remembered(struct prom_site *v, int n, int max_sites, struct prom_memory *pm)
+{
+	struct prom_site other = {.name = "other", .seen = &pm->other};
+	int i, kept = 0, folded = 0;
+
+	for (i = 0; i < n; i++) {
+		struct prom_seen *s = seen_site(pm, v[i].name, max_sites);
+
+		if (s && s->kept) {
+			v[i].seen = s;
+			memmove(&v[kept++], &v[i], sizeof(*v));
+		} else {
+			add_site(&other, &v[i]);
+			folded++;
+		}
+	}
+	if (folded)
+		v[kept++] = other;
+	return kept;
+}
+
 static void put_site_counter(FILE *f, const struct prom_site *v, int n, const char *name,
 			     size_t off, const char *help)
 {
@@ -195,39 +294,71 @@ static void put_bucket(FILE *f, const char *name, const char *site, const char *
 	fprintf(f, ",le=\"%s\"} %llu\n", le, (unsigned long long)n);
 }
 
-static void put_hist(FILE *f, const char *name, const char *site, const struct hist *h)
+/* h's cumulative le counts (+Inf last) and sum. */
+static void series_of(const struct hist *h, struct prom_series *s)
 {
-	__u64 seen = 0, total = 0;
+	__u64 seen = 0;
 	__u32 b = 0, shift;
-	char le[32];
+	int i = 0;
 
 	for (shift = LE_FIRST_SHIFT; shift <= LE_LAST_SHIFT; shift += LE_STEP) {
 		for (; b < HIST_BUCKETS && hist__bucket_high(b) <= 1ULL << shift; b++)
 			seen += h->bucket[b];
+		s->le[i++] = seen;
+	}
+	for (; b < HIST_BUCKETS; b++)
+		seen += h->bucket[b];
+	s->le[i] = seen;
+	s->sum_ns = h->sum;
+}
+
+/* s, never below what was exported last; last becomes what is exported now. */
+static void hold_up(struct prom_series *s, struct prom_series *last)
+{
+	int i;
+
+	/* the larger of two nondecreasing le sequences is nondecreasing: still a histogram */
+	for (i = 0; i < NR_LE; i++)
+		s->le[i] = s->le[i] > last->le[i] ? s->le[i] : last->le[i];
+	s->sum_ns = s->sum_ns > last->sum_ns ? s->sum_ns : last->sum_ns;
+	*last = *s;
+}
+
+static void put_hist(FILE *f, const char *name, const char *site, const struct hist *h,
+		     struct prom_series *last)
+{
+	struct prom_series s;
+	__u32 shift;
+	char le[32];
+	int i = 0;
+
+	series_of(h, &s);
+	if (last)
+		hold_up(&s, last);
+	for (shift = LE_FIRST_SHIFT; shift <= LE_LAST_SHIFT; shift += LE_STEP) {
 		snprintf(le, sizeof(le), "%llu.%09llu", (1ULL << shift) / NS_PER_SEC,
 			 (1ULL << shift) % NS_PER_SEC);
-		put_bucket(f, name, site, le, seen);
+		put_bucket(f, name, site, le, s.le[i++]);
 	}
-	for (b = 0; b < HIST_BUCKETS; b++)
-		total += h->bucket[b];
-	put_bucket(f, name, site, "+Inf", total);
+	put_bucket(f, name, site, "+Inf", s.le[i]);
 	fprintf(f, "drainstat_%s_sum{", name);
 	put_label(f, "site", site);
 	fputs("} ", f);
-	put_seconds(f, h->sum);
+	put_seconds(f, s.sum_ns);
 	fprintf(f, "\ndrainstat_%s_count{", name);
 	put_label(f, "site", site);
-	fprintf(f, "} %llu\n", (unsigned long long)total);
+	fprintf(f, "} %llu\n", (unsigned long long)s.le[i]);
 }
 
 static void put_site_hist(FILE *f, const struct prom_site *v, int n, const char *name, size_t off,
-			  const char *help)
+			  enum site_family fam, const char *help)
 {
 	int i;
 
 	put_family(f, name, "histogram", help);
 	for (i = 0; i < n; i++)
-		put_hist(f, name, v[i].name, SITE_HIST(&v[i], off));
+		put_hist(f, name, v[i].name, SITE_HIST(&v[i], off),
+			 v[i].seen ? &v[i].seen->last[fam] : NULL);
 }
 
 static void put_sites(FILE *f, const struct model_info *info, const struct prom_site *v, int n)
@@ -253,14 +384,15 @@ static void put_sites(FILE *f, const struct model_info *info, const struct prom_
 				 "IPIs sent to wake the CPUs that got works.");
 	}
 	put_site_hist(f, v, n, "dispatch_seconds", offsetof(struct prom_site, dispatch_ns),
-		      "Work queued to work started on the target CPU.");
-	put_site_hist(f, v, n, "run_seconds", offsetof(struct prom_site, run_ns),
+		      FAM_DISPATCH, "Work queued to work started on the target CPU.");
+	put_site_hist(f, v, n, "run_seconds", offsetof(struct prom_site, run_ns), FAM_RUN,
 		      "Work started to work ended on the target CPU.");
-	put_site_hist(f, v, n, "wait_seconds", offsetof(struct prom_site, wait_ns),
+	put_site_hist(f, v, n, "wait_seconds", offsetof(struct prom_site, wait_ns), FAM_WAIT,
 		      "Time a drain held its caller: entry to exit, or in tracepoint mode "
 		      "first queue to last work end (a lower bound).");
 	if (info->entry_visible) {
 		put_site_hist(f, v, n, "lock_seconds", offsetof(struct prom_site, lock_ns),
+			      FAM_LOCK,
 			      "Drain entry to first queued work: the mutex and the checks.");
 	}
 }
@@ -339,7 +471,9 @@ void report_prom__print(FILE *f, const struct model *m, const struct prom_opts *
 
 	put_info(f, &m->info, o->version);
 	if (v) {
-		n = fold_other(v, merge_sites(m, v), o->max_sites);
+		n = merge_sites(m, v);
+		n = o->memory ? fold_remembered(v, n, o->max_sites, o->memory)
+			      : fold_other(v, n, o->max_sites);
 		put_sites(f, &m->info, v, n);
 		free(v);
 	} else {

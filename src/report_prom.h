@@ -10,11 +10,23 @@
 #include <stdio.h>
 #include "model.h"
 
+/*
+ * What the exports before said, so that no series of the next one goes down:
+ * which site labels were kept and which went to "other", and the last value
+ * of each histogram series (see report_prom.c). An export run holds one.
+ */
+struct prom_memory;
+
+struct prom_memory *prom_memory__new(void);
+void prom_memory__free(struct prom_memory *pm);
+
 struct prom_opts {
 	int max_sites; /* top sites by total wait; the rest summed as site="other"; <= 0: all */
-	const char *version; /* drainstat_info{version} */
+	const char *version;	    /* drainstat_info{version} */
+	struct prom_memory *memory; /* NULL: each export stands alone */
 };
 
+/* Without memory the kept sites are the top ones of this m; with it, o->memory is updated. */
 void report_prom__print(FILE *f, const struct model *m, const struct prom_opts *o);
 
 #endif /* REPORT_PROM_H */

@@ -50,6 +50,7 @@ struct session {
 	struct umaps *umaps; /* -T: the last slow process's mappings */
 	__u32 umaps_pid;
 	struct model_info info;
+	struct prom_memory *prom_memory; /* --prom: what the exports before said */
 };
 
 static void on_signal(int sig)
@@ -479,7 +480,7 @@ static int report(struct session *s, const struct snapshot *cur, const struct sn
 	err = model__build(cur, s->opts->prom_path ? NULL : prev, start_ns, s->ksyms, &s->info, &m);
 	if (err)
 		return err;
-	err = output__report(s->opts, &m);
+	err = output__report(s->opts, &m, s->prom_memory);
 	if (err)
 		fprintf(stderr, "drainstat: cannot write %s: %s (the previous export stays)\n",
 			SHOWN_PATH(s->opts->prom_path, shown), strerror(-err));
@@ -563,13 +564,16 @@ static int start_export(struct session *s)
 
 	if (!s->opts->prom_path)
 		return EXIT_OK;
+	s->prom_memory = prom_memory__new();
+	if (!s->prom_memory)
+		return fail(EXIT_RUNTIME, "cannot start the export: %s", strerror(ENOMEM));
 	n = export__remove_stale(s->opts->prom_path);
 	if (n)
 		note(s, "removed %d temp file%s a killed drainstat left beside %s", n,
 		     n == 1 ? "" : "s", SHOWN_PATH(s->opts->prom_path, shown));
 	err = model__build(&empty, NULL, empty.taken_ns, s->ksyms, &s->info, &m);
 	if (!err) {
-		err = output__report(s->opts, &m);
+		err = output__report(s->opts, &m, s->prom_memory);
 		model__free(&m);
 	}
 	if (err)
@@ -585,6 +589,7 @@ static void teardown(struct session *s)
 	tracer__free(s->tracer);
 	ksyms__free(s->ksyms);
 	umaps__free(s->umaps);
+	prom_memory__free(s->prom_memory);
 }
 
 int session__run(const struct options *opts)

@@ -76,9 +76,9 @@ static void make_model(struct model *m, const struct model_info *info)
 	m->counters[CNT_WORK_UNSEEN] = 2;
 }
 
-static char *render(const struct model *m, int max_sites)
+static char *render_with(const struct model *m, int max_sites, struct prom_memory *pm)
 {
-	struct prom_opts o = {.max_sites = max_sites, .version = "0.0.0"};
+	struct prom_opts o = {.max_sites = max_sites, .version = "0.0.0", .memory = pm};
 	char *got = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&got, &len);
@@ -86,6 +86,11 @@ static char *render(const struct model *m, int max_sites)
 	report_prom__print(f, m, &o);
 	fclose(f);
 	return got;
+}
+
+static char *render(const struct model *m, int max_sites)
+{
+	return render_with(m, max_sites, NULL);
 }
 
 /* Renders m and compares with tests/golden/name, which promtool must accept. */
@@ -209,6 +214,82 @@ static void test_prom_other(void)
 	model_free(&m);
 }
 
+/*
+ * With a memory, a site keeps its label: compaction, in "other" at first, stays
+ * there when its wait grows past everyone's, and "other" never goes down.
+ */
+static void test_prom_sites_keep_their_label(void)
+{
+	struct prom_memory *pm = prom_memory__new();
+	struct model m;
+	char *got;
+
+	CHECK(pm != NULL);
+	make_model(&m, &tracepoint_info);
+	free(render_with(&m, 1, pm)); /* generic_fadvise by name, 7 drains in "other" */
+	/* compaction now leads by total wait, and a new site appears */
+	add_row(&m, "sysctl_compaction_handler", "bash", 50, 0, 30 * US, 900 * US, 90 * MS);
+	add_row(&m, "do_pages_move", "mover", 2, 0, 30 * US, 900 * US, 80 * MS);
+	got = render_with(&m, 1, pm);
+	CHECK(strstr(got, "drainstat_drains_total{site=\"generic_fadvise\"} 300\n"));
+	CHECK(strstr(got, "drainstat_drains_total{site=\"other\"} 59\n"));
+	CHECK(!strstr(got, "site=\"sysctl_compaction_handler\""));
+	CHECK(!strstr(got, "site=\"do_pages_move\""));
+	free(got);
+	/* without one, the same model keeps the largest wait */
+	got = render(&m, 1);
+	CHECK(strstr(got, "drainstat_drains_total{site=\"sysctl_compaction_handler\"} 54\n"));
+	free(got);
+	model_free(&m);
+	prom_memory__free(pm);
+}
+
+/*
+ * A wait taken back and recorded again, longer (wait_revised), moves a sample
+ * up: the series in between hold their value until the truth passes it.
+ */
+static void test_prom_series_never_go_down(void)
+{
+	struct prom_memory *pm = prom_memory__new();
+	struct hist *wait;
+	struct model m;
+	char *got;
+
+	CHECK(pm != NULL);
+	memset(&m, 0, sizeof(m));
+	m.info = tracepoint_info;
+	m.sites = calloc(1, sizeof(*m.sites));
+	add_row(&m, "s", "c", 1, 0, 1, 1, 1);
+	wait = &m.sites[0].wait_ns;
+	memset(wait, 0, sizeof(*wait));
+	golden__hist_fill(wait, 2 * US, 0, 1);
+	got = render_with(&m, 0, pm);
+	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000004096\"} 1\n"));
+	free(got);
+	memset(wait, 0, sizeof(*wait));
+	golden__hist_fill(wait, 100 * US, 0, 1); /* the same drain, its wait revised */
+	got = render_with(&m, 0, pm);
+	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000004096\"} 1\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000065536\"} 1\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000262144\"} 1\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_count{site=\"s\"} 1\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_sum{site=\"s\"} 0.000100000\n"));
+	free(got);
+	golden__hist_fill(wait, 3 * US, 0, 2); /* two more drains: the truth passes it */
+	got = render_with(&m, 0, pm);
+	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000004096\"} 2\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_count{site=\"s\"} 3\n"));
+	free(got);
+	/* without one, the revision shows as it is */
+	memset(wait, 0, sizeof(*wait));
+	golden__hist_fill(wait, 100 * US, 0, 1);
+	got = render(&m, 0);
+	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000004096\"} 0\n"));
+	free(got);
+	model_free(&m);
+	prom_memory__free(pm);
+}
+
 int main(void)
 {
 	int failed = 0;
@@ -218,5 +299,7 @@ int main(void)
 	RUN(test_prom_bucket_edges);
 	RUN(test_prom_escape);
 	RUN(test_prom_other);
+	RUN(test_prom_sites_keep_their_label);
+	RUN(test_prom_series_never_go_down);
 	return failed ? 1 : 0;
 }
