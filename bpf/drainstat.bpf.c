@@ -261,14 +261,22 @@ static __always_inline void hist_remove(struct hist *h, __u64 v)
 	__sync_fetch_and_add(&h->bucket[b], -1);
 }
 
+/* key's value in map, made from zero first if it is not there; NULL when the map is full. */
+static __always_inline void *lookup_or_insert(void *map, const void *key, const void *zero)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	/* NOEXIST: another CPU may have made it meanwhile; the lookup finds either */
+	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, key);
+}
+
 static __always_inline struct site_stats *site_stats_get(const struct site_key *key)
 {
-	struct site_stats *s = bpf_map_lookup_elem(&sites, key);
+	struct site_stats *s = lookup_or_insert(&sites, key, &zero_site);
 
-	if (s)
-		return s;
-	bpf_map_update_elem(&sites, key, &zero_site, BPF_NOEXIST);
-	s = bpf_map_lookup_elem(&sites, key);
 	if (!s)
 		count(CNT_SITE_MAP_FULL);
 	return s;
@@ -355,12 +363,7 @@ static __always_inline void slow_emit(const struct drain_state *d, __u32 tid, __
 /* The task's drain state: its entry, made the first time the task drains. */
 static __always_inline struct drain_state *drain_state_get(__u32 tid)
 {
-	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
-
-	if (d)
-		return d;
-	bpf_map_update_elem(&drains, &tid, &zero_drain, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&drains, &tid);
+	return lookup_or_insert(&drains, &tid, &zero_drain);
 }
 
 /* A new drain in the task's entry d (rewritten in place): its site and start. */
@@ -791,11 +794,7 @@ int drainstat_fadvise_enter(struct trace_event_raw_sys_enter *ctx)
 
 	if (!task_selected(pid_tgid))
 		return 0;
-	call = bpf_map_lookup_elem(&fadvise_calls, &tid);
-	if (!call) {
-		bpf_map_update_elem(&fadvise_calls, &tid, &zero_call, BPF_NOEXIST);
-		call = bpf_map_lookup_elem(&fadvise_calls, &tid);
-	}
+	call = lookup_or_insert(&fadvise_calls, &tid, &zero_call);
 	if (!call) {
 		count(CNT_FADVISE_MAP_FULL);
 		return 0;
