@@ -184,28 +184,7 @@ static int merge_sites(const struct model *m, struct prom_site *v)
 	return n;
 }
 
-/*
- * Keeps the first max_sites and sums the rest into site="other", with them a site
- * itself named "other" (its series would come twice).
- */
-static int fold_other(struct prom_site *v, int n, int max_sites)
-{
-	struct prom_site other = {.name = "other"};
-	int i, kept = 0;
-
-	if (max_sites <= 0 || n <= max_sites)
-		return n;
-	for (i = 0; i < n; i++) {
-		if (kept == max_sites || same_label(v[i].name, "other"))
-			add_site(&other, &v[i]);
-		else
-			memmove(&v[kept++], &v[i], sizeof(*v));
-	}
-	v[kept] = other;
-	return kept + 1;
-}
-
-/* name's entry in pm, made if new: kept while fewer than max_sites are. NULL: no memory. */
+/* name's entry in pm, made if new: kept while fewer than max_sites are. NULL: out of memory. */
 static struct prom_seen *seen_site(struct prom_memory *pm, const char *name, int max_sites)
 {
 	struct prom_seen *s;
@@ -232,19 +211,25 @@ static struct prom_seen *seen_site(struct prom_memory *pm, const char *name, int
 }
 
 /*
- * fold_other() with a memory: a site keeps the label it had in the exports
- * before; new ones, largest wait first, take the places left. A site pm cannot
- * remember goes to "other" (and stays: it is remembered by nothing).
+ * Keeps max_sites labels and sums the rest into site="other", with them a site
+ * itself named "other" (its series would come twice). Without a memory the
+ * kept ones are the first (largest wait); with one, a site keeps the label it
+ * had in the exports before, and new ones, largest wait first, take the places
+ * left; a site pm cannot remember goes to "other" (and stays: nothing
+ * remembers it).
  */
-static int fold_remembered(struct prom_site *v, int n, int max_sites, struct prom_memory *pm)
+static int fold_other(struct prom_site *v, int n, int max_sites, struct prom_memory *pm)
 {
-	struct prom_site other = {.name = "other", .seen = &pm->other};
+	struct prom_site other = {.name = "other", .seen = pm ? &pm->other : NULL};
 	int i, kept = 0, folded = 0;
 
+	if (!pm && (max_sites <= 0 || n <= max_sites))
+		return n;
 	for (i = 0; i < n; i++) {
-		struct prom_seen *s = seen_site(pm, v[i].name, max_sites);
+		struct prom_seen *s = pm ? seen_site(pm, v[i].name, max_sites) : NULL;
+		bool keep = pm ? s && s->kept : kept < max_sites && !same_label(v[i].name, "other");
 
-		if (s && s->kept) {
+		if (keep) {
 			v[i].seen = s;
 			memmove(&v[kept++], &v[i], sizeof(*v));
 		} else {
@@ -471,9 +456,7 @@ void report_prom__print(FILE *f, const struct model *m, const struct prom_opts *
 
 	put_info(f, &m->info, o->version);
 	if (v) {
-		n = merge_sites(m, v);
-		n = o->memory ? fold_remembered(v, n, o->max_sites, o->memory)
-			      : fold_other(v, n, o->max_sites);
+		n = fold_other(v, merge_sites(m, v), o->max_sites, o->memory);
 		put_sites(f, &m->info, v, n);
 		free(v);
 	} else {
