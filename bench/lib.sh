@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
-# Shared by the bench scripts (bench/run, bench/peers, bench/scale): processes,
-# waiting, statistics and BPF program lookups. Sourced; sets nothing global.
+# Shared by the bench scripts (bench/run, bench/peers, bench/scale; bench/vm.sh in
+# QEMU): processes, waiting, statistics and BPF program lookups. Sourced; sets
+# nothing global.
 
 die() {
 	echo "bench: $*" >&2

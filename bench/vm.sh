@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The per-program cost of drainstat's fentry/fexit and kprobe programs, for hosts
 # that refuse them: run in /mnt of a QEMU VM by bench/run, through tests/vm/run.
-# Payload (static): drainstat, drainforce, empty_loader, bpfstats, this file.
+# Payload (static): drainstat, drainforce, empty_loader, bpfstats, this file and
+# bench/lib.sh (stop, wait_line).
 #
 # For each of full and kprobe mode: empty_loader attaches the empty programs on the
 # same drain hooks, then drainstat; drainforce forces ROUNDS drains (each one
@@ -11,6 +12,7 @@
 # Failures are FAIL lines, which tests/vm/run counts.
 set -u
 cd /mnt || exit 1
+. ./lib.sh
 
 ROUNDS=${BENCH_VM_ROUNDS:-300}
 DATA=/mnt/data
@@ -24,35 +26,12 @@ fail() {
 	exit 1
 }
 
-# stop PID: SIGINT, SIGKILL after 10 s; returns its status.
-stop() {
-	local pid=$1 _
-	kill -INT "$pid" 2>/dev/null
-	for _ in $(seq 100); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null
-	wait "$pid"
-}
-
 cleanup() {
 	if [ -n "$WL_PID" ]; then kill -KILL "$WL_PID" 2>/dev/null; fi
 	if [ -n "$DS_PID" ]; then stop "$DS_PID"; fi
 	if [ -n "$EL_PID" ]; then stop "$EL_PID"; fi
 }
 trap cleanup EXIT
-
-# wait_line FILE PATTERN PID: until FILE has a line matching PATTERN (20 s at most).
-wait_line() {
-	local _
-	for _ in $(seq 200); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$3" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
-}
 
 # wait_comm PID COMM: drainforce takes COMM once its setup and warm-up are done.
 wait_comm() {
@@ -94,14 +73,14 @@ measure() {
 	local mode=$1 comm=bench-$1
 	./empty_loader --"$mode" >"$TMP/el.out" 2>"$TMP/el.err" &
 	EL_PID=$!
-	wait_line "$TMP/el.out" '^attached' "$EL_PID" ||
+	wait_line "$TMP/el.out" '^attached' "$EL_PID" 20 ||
 		fail "$mode: empty_loader did not attach: $(head -c 300 "$TMP/el.err")"
 	./drainforce -W -n "$ROUNDS" -c "$comm" "$DATA" >"$TMP/df.out" 2>&1 &
 	WL_PID=$!
 	wait_comm "$WL_PID" "$comm" || fail "$mode: drainforce setup: $(head -c 300 "$TMP/df.out")"
 	./drainstat --mode="$mode" >"$TMP/ds.out" 2>"$TMP/ds.err" &
 	DS_PID=$!
-	wait_line "$TMP/ds.out" '^drainstat ' "$DS_PID" ||
+	wait_line "$TMP/ds.out" '^drainstat ' "$DS_PID" 20 ||
 		fail "$mode: drainstat did not start: $(head -c 300 "$TMP/ds.err")"
 
 	./bpfstats >"$TMP/s0" || fail "$mode: bpfstats"
