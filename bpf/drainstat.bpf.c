@@ -43,7 +43,8 @@ const volatile __u64 victim_cpus[DRAINSTAT_MAX_CPUS / 64];
 const volatile bool any_filter;
 /* -T: drains slower than this go to the slow-drain log; 0: no log */
 const volatile __u64 slow_threshold_ns;
-const volatile bool entry_visible; /* full and kprobe modes */
+const volatile bool entry_visible;     /* full and kprobe modes */
+const volatile __u32 max_sites = 1024; /* the sites array's size */
 /*
  * Tracepoint mode cannot see a drain's entry: the works one task queues back to
  * back form one drain. A new drain starts when the task slept since its last
@@ -60,7 +61,8 @@ struct drain_state {
 	__u64 nvcsw;
 	__u64 recorded_wait_ns; /* wait already in the histogram, 0 if none */
 	struct site_key site;
-	__u32 pending; /* works queued and not ended */
+	__u32 site_slot; /* the site's slot + 1 once it has one: no key lookup after */
+	__u32 pending;	 /* works queued and not ended */
 	__u32 works;
 	__s32 last_target_cpu;
 	__u8 in_call;  /* between entry and exit */
@@ -86,8 +88,10 @@ struct work_state {
 	__u64 start_ns;
 	__u64 drain_id_ns; /* the drain it belongs to */
 	struct site_key site;
+	__u32 site_slot; /* as its drain's */
 	__u32 caller_tid;
 	__u32 caller_cpu;
+	__u32 pad;
 };
 
 /* A task's posix_fadvise() call; start_ns 0 when none is in flight. */
@@ -109,10 +113,23 @@ struct {
 	__uint(value_size, DRAINSTAT_MAX_STACK_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
 
+/*
+ * Sites: the key's slot in site_slots, its numbers in the sites array, which
+ * user space reads in place (mmapped: no copy of 12 KB a site an interval).
+ * Both are resized together (--max-sites) before load.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
 	__type(key, struct site_key);
+	__type(value, __u32);
+} site_slots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1024);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
 	__type(value, struct site_stats);
 } sites SEC(".maps");
 
@@ -202,7 +219,6 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } slow_events SEC(".maps");
 
-static const struct site_stats zero_site;
 static const struct slow_targets zero_targets;
 static const struct drain_state zero_drain;
 static const struct fadvise_call zero_call;
@@ -213,6 +229,9 @@ static const struct fadvise_call zero_call;
  * lost exit); it only decides whether to look further.
  */
 __u32 open_drains;
+
+/* Slots of the sites array taken so far: may pass its size by the CPUs that raced for the last. */
+__u32 site_slots_used;
 
 static __always_inline void count(enum drainstat_counter c)
 {
@@ -245,7 +264,8 @@ static __always_inline void hist_add(struct hist *h, __u64 v)
 		b = HIST_BUCKETS - 1;
 	__sync_fetch_and_add(&h->count, 1);
 	__sync_fetch_and_add(&h->sum, v);
-	__sync_fetch_and_add(&h->bucket[b], 1);
+	if (!__sync_fetch_and_add(&h->bucket[b], 1))
+		__sync_fetch_and_or(&h->nonzero[b / 64], 1ULL << (b % 64));
 	max_update(&h->max, v);
 }
 
@@ -273,12 +293,64 @@ static __always_inline void *lookup_or_insert(void *map, const void *key, const 
 	return bpf_map_lookup_elem(map, key);
 }
 
+/* key's numbers, NULL if it has no slot. */
+static __always_inline struct site_stats *site_stats_lookup(const struct site_key *key)
+{
+	__u32 *slot = bpf_map_lookup_elem(&site_slots, key);
+
+	return slot ? bpf_map_lookup_elem(&sites, slot) : NULL;
+}
+
+/*
+ * A new slot for key. Two CPUs may take one each for the same key: the one
+ * whose site_slots entry lands keeps its slot, the other's stays never ready.
+ */
+static __always_inline struct site_stats *site_stats_new(const struct site_key *key)
+{
+	struct site_stats *s;
+	__u32 slot;
+
+	if (site_slots_used >= max_sites) /* no fetch_add once full: the count cannot wrap */
+		return NULL;
+	slot = __sync_fetch_and_add(&site_slots_used, 1);
+	s = bpf_map_lookup_elem(&sites, &slot);
+	if (!s)
+		return NULL;
+	s->key = *key;
+	s->slot = slot;
+	if (bpf_map_update_elem(&site_slots, key, &slot, BPF_NOEXIST))
+		return site_stats_lookup(key);
+	/* an exchange orders the key before ready for the reader */
+	__sync_lock_test_and_set(&s->ready, 1);
+	return s;
+}
+
 static __always_inline struct site_stats *site_stats_get(const struct site_key *key)
 {
-	struct site_stats *s = lookup_or_insert(&sites, key, &zero_site);
+	struct site_stats *s = site_stats_lookup(key);
 
 	if (!s)
+		s = site_stats_new(key);
+	if (!s)
 		count(CNT_SITE_MAP_FULL);
+	return s;
+}
+
+/* The site of a drain or work: by the slot it keeps (site_slot, slot + 1), else by key. */
+static __always_inline struct site_stats *site_stats_of(const struct site_key *key, __u32 site_slot)
+{
+	__u32 slot = site_slot - 1;
+
+	return site_slot ? bpf_map_lookup_elem(&sites, &slot) : site_stats_lookup(key);
+}
+
+/* A drain's site, made if new, its slot kept in *site_slot. */
+static __always_inline struct site_stats *site_stats_keep(const struct site_key *key,
+							  __u32 *site_slot)
+{
+	struct site_stats *s = site_stats_get(key);
+
+	*site_slot = s ? s->slot + 1 : 0;
 	return s;
 }
 
@@ -389,7 +461,7 @@ static __always_inline struct drain_state *drain_open(void *ctx, struct drain_st
 	if (!d)
 		return NULL;
 	drain_reset(ctx, d, tid, now);
-	s = site_stats_get(&d->site);
+	s = site_stats_keep(&d->site, &d->site_slot);
 	if (s)
 		__sync_fetch_and_add(&s->drains, 1);
 	mark_escalation(tid);
@@ -409,7 +481,7 @@ static __always_inline void drain_join(struct drain_state *d)
 
 	if (!__sync_lock_test_and_set(&d->closed, 0))
 		return;
-	s = bpf_map_lookup_elem(&sites, &d->site);
+	s = site_stats_of(&d->site, d->site_slot);
 	if (s)
 		hist_remove(&s->wait_ns, d->recorded_wait_ns);
 	count(CNT_WAIT_REVISED);
@@ -462,7 +534,7 @@ static __always_inline void queue_in_call(struct drain_state *d, __u64 now)
 	if (d->works)
 		return;
 	d->lock_ns = now - d->id_ns;
-	s = bpf_map_lookup_elem(&sites, &d->site);
+	s = site_stats_of(&d->site, d->site_slot);
 	if (s)
 		hist_add(&s->lock_ns, d->lock_ns);
 }
@@ -508,6 +580,7 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 	ws->start_ns = 0;
 	ws->drain_id_ns = d->id_ns;
 	ws->site = d->site;
+	ws->site_slot = d->site_slot;
 	ws->caller_tid = tid;
 	ws->caller_cpu = bpf_get_smp_processor_id();
 	ws->work = (__u64)work;
@@ -618,7 +691,8 @@ static __always_inline void on_end(struct work_struct *work)
 	dispatch = ws->start_ns - ws->queue_ns;
 	run = now - ws->start_ns;
 	self = cpu == ws->caller_cpu;
-	s = site_stats_get(&ws->site);
+	/* no slot: the drain's site found no room; counted again with each work */
+	s = ws->site_slot ? site_stats_of(&ws->site, ws->site_slot) : site_stats_get(&ws->site);
 	if (s) {
 		__sync_fetch_and_add(&s->works, 1);
 		if (self)
@@ -652,7 +726,7 @@ static __always_inline void drain_enter(void *ctx, bool forced)
 	d->in_call = 1;
 	d->by_entry = 1;
 	__sync_fetch_and_add(&open_drains, 1);
-	s = site_stats_get(&d->site);
+	s = site_stats_keep(&d->site, &d->site_slot);
 	if (s) {
 		__sync_fetch_and_add(&s->drains, 1);
 		if (forced)
@@ -680,7 +754,7 @@ static __always_inline void drain_exit(void)
 	wait = now - d->id_ns;
 	if (slow_threshold_ns && wait >= slow_threshold_ns)
 		slow_emit(d, tid, now, wait);
-	s = bpf_map_lookup_elem(&sites, &d->site);
+	s = site_stats_of(&d->site, d->site_slot);
 	if (!s)
 		return;
 	hist_add(&s->wait_ns, wait);
@@ -739,7 +813,7 @@ static __always_inline void on_ipi(__u32 cpu)
 	ws = bpf_map_lookup_elem(&works, &cpu);
 	if (!ws || !ws->work || ws->start_ns || ws->caller_tid != (__u32)bpf_get_current_pid_tgid())
 		return;
-	s = bpf_map_lookup_elem(&sites, &ws->site);
+	s = site_stats_of(&ws->site, ws->site_slot);
 	if (s)
 		__sync_fetch_and_add(&s->ipis, 1);
 	c = bpf_map_lookup_elem(&cpus, &cpu);

@@ -17,15 +17,22 @@
  * sub-buckets a bucket's midpoint is within 6.25% of any value in it. Values at
  * or above 2^HIST_MAX_EXP ns (~275 s) land in the last bucket.
  */
-#define HIST_SUB_BITS 3
-#define HIST_SUB      (1U << HIST_SUB_BITS)
-#define HIST_MAX_EXP  38
-#define HIST_BUCKETS  ((HIST_MAX_EXP - HIST_SUB_BITS + 1) * HIST_SUB)
+#define HIST_SUB_BITS	   3
+#define HIST_SUB	   (1U << HIST_SUB_BITS)
+#define HIST_MAX_EXP	   38
+#define HIST_BUCKETS	   ((HIST_MAX_EXP - HIST_SUB_BITS + 1) * HIST_SUB)
+#define HIST_NONZERO_WORDS ((HIST_BUCKETS + 63) / 64)
 
+/*
+ * nonzero: bit b is set on bucket b's first sample, so that a reader visits
+ * the few buckets in use, not all of them (a bucket taken back to zero keeps
+ * its bit).
+ */
 struct hist {
 	__u64 count;
 	__u64 sum;
 	__u64 max;
+	__u64 nonzero[HIST_NONZERO_WORDS];
 	__u64 bucket[HIST_BUCKETS];
 };
 
@@ -72,13 +79,21 @@ struct site_key {
 	char comm[DRAINSTAT_COMM_LEN];
 };
 
+/*
+ * A slot of the sites array (mmapped by user space, which reads it in place):
+ * key and slot are written when the slot is taken, then ready is set once the
+ * slot is the key's; a slot never ready was lost to a race and stays unused.
+ */
 struct site_stats {
+	struct site_key key;
+	__u32 ready;
+	__u32 slot; /* its own index, for the drains that keep it */
 	__u64 drains;
 	__u64 forced_drains; /* lru_cache_disable(): every CPU, never piggybacks */
 	__u64 empty_drains;  /* returned with no work queued (entry visible only) */
 	__u64 works;
 	__u64 self_works;
-	__u64 ipis; /* IPIs the caller sent while its drain was open */
+	__u64 ipis; /* IPIs that woke the CPU of one of its works not yet started */
 	struct hist dispatch_ns;
 	struct hist run_ns;
 	struct hist wait_ns;

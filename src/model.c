@@ -48,14 +48,15 @@ static void format_frame(char *buf, size_t size, __u64 ip, const struct ksym *sy
 
 /*
  * The frames of a stack as "name+0xoff" from the first drain function down (the
- * BPF program and tracing glue above it say nothing), and the site: the frame
- * after the outermost drain function.
+ * BPF program and tracing glue above it say nothing), in a, and the site: the
+ * frame after the outermost drain function. 0 or -ENOMEM.
  */
-static void symbolize(const struct snap_site *s, const struct ksyms *ks, struct model_stack *st,
-		      char *site, size_t site_size)
+static int symbolize(const struct snap_site *s, const struct ksyms *ks, struct arena *a,
+		     struct model_stack *st, char *site, size_t site_size)
 {
 	const struct ksym *syms[DRAINSTAT_MAX_STACK_DEPTH];
 	const char *names[DRAINSTAT_MAX_STACK_DEPTH];
+	char(*frames)[MODEL_NAME_LEN];
 	int i, pick, first;
 
 	for (i = 0; i < s->nr_ips; i++) {
@@ -64,8 +65,12 @@ static void symbolize(const struct snap_site *s, const struct ksyms *ks, struct 
 	}
 	first = site__first_frame(names, s->nr_ips);
 	st->nr_frames = s->nr_ips - first;
+	frames = arena__alloc(a, (size_t)st->nr_frames * sizeof(*frames) + 1);
+	if (!frames)
+		return -ENOMEM;
 	for (i = first; i < s->nr_ips; i++)
-		format_frame(st->frames[i - first], sizeof(st->frames[0]), s->ips[i], syms[i]);
+		format_frame(frames[i - first], sizeof(frames[0]), s->ips[i], syms[i]);
+	st->frames = (const char(*)[MODEL_NAME_LEN])frames;
 	pick = site__pick(names, s->nr_ips);
 	if (s->nr_ips == 0 || pick < 0)
 		snprintf(site, site_size, "[unknown]");
@@ -73,6 +78,7 @@ static void symbolize(const struct snap_site *s, const struct ksyms *ks, struct 
 		snprintf(site, site_size, "%s", names[pick]);
 	else
 		snprintf(site, site_size, "0x%llx", (unsigned long long)s->ips[pick]);
+	return 0;
 }
 
 static int add_stack(struct model_site *row, const struct model_stack *st)
@@ -93,30 +99,28 @@ static __u64 delta(__u64 cur, const __u64 *prev)
 }
 
 /* into += cur - prev; into is still zero when fresh, and takes the difference directly. */
-static void merge_delta(struct hist *into, const struct hist *cur, const struct hist *prev,
-			bool fresh)
+static int merge_delta(struct arena *a, struct sparse_hist *into, const struct sparse_hist *cur,
+		       const struct sparse_hist *prev, bool fresh)
 {
-	struct hist h;
+	struct sparse_hist h;
+	int err;
 
 	/* nothing recorded since (a revised wait changes count as well) */
 	if (cur->count == (prev ? prev->count : 0) && cur->sum == (prev ? prev->sum : 0))
-		return;
-	if (fresh) {
-		hist__delta(cur, prev, into);
-		return;
-	}
-	hist__delta(cur, prev, &h);
-	hist__merge(into, &h);
+		return 0;
+	if (fresh)
+		return hist__delta(cur, prev, a, into);
+	err = hist__delta(cur, prev, a, &h);
+	return err ? err : hist__merge(into, &h, a);
 }
 
 static bool site_moved(const struct snap_site *cur, const struct snap_site *prev)
 {
 	if (!prev)
-		return cur->stats.drains || cur->stats.works || cur->stats.wait_ns.count ||
-		       cur->stats.local_ns.count;
-	return cur->stats.drains != prev->stats.drains || cur->stats.works != prev->stats.works ||
-	       cur->stats.wait_ns.count != prev->stats.wait_ns.count ||
-	       cur->stats.local_ns.count != prev->stats.local_ns.count;
+		return cur->drains || cur->works || cur->wait_ns.count || cur->local_ns.count;
+	return cur->drains != prev->drains || cur->works != prev->works ||
+	       cur->wait_ns.count != prev->wait_ns.count ||
+	       cur->local_ns.count != prev->local_ns.count;
 }
 
 /* Rows by site and comm: open addressing over a power of two of slots. */
@@ -171,34 +175,65 @@ static struct model_site *row_for(struct model *m, struct row_index *ix, const c
 	return row;
 }
 
-/* Adds the activity of one snapshot site (minus its previous reading) to its row. */
-static int add_site(struct model *m, struct row_index *ix, const struct snap_site *cur,
-		    const struct snap_site *prev, const struct ksyms *ks, struct model_stack *st)
+/*
+ * A site's stack symbolized: sites of one stack (its comms) come together in a
+ * snapshot read, and share the one made for the first.
+ */
+struct symbolized {
+	__s32 stack_id;
+	bool valid;
+	struct model_stack st;
+	char site[MODEL_NAME_LEN];
+};
+
+static int symbolized_for(struct symbolized *memo, const struct snap_site *s,
+			  const struct ksyms *ks, struct arena *a)
 {
-	const struct site_stats *c = &cur->stats, *p = prev ? &prev->stats : NULL;
-	char site[MODEL_NAME_LEN], comm[DRAINSTAT_COMM_LEN];
+	int err;
+
+	if (memo->valid && memo->stack_id == s->key.stack_id && s->key.stack_id >= 0)
+		return 0;
+	err = symbolize(s, ks, a, &memo->st, memo->site, sizeof(memo->site));
+	memo->stack_id = s->key.stack_id;
+	memo->valid = !err;
+	return err;
+}
+
+/* Adds the activity of one snapshot site (minus its previous reading) to its row. */
+static int add_site(struct model *m, struct row_index *ix, const struct snap_site *c,
+		    const struct snap_site *p, const struct ksyms *ks, struct symbolized *memo)
+{
+	char comm[DRAINSTAT_COMM_LEN];
+	struct arena *a = &m->arena;
+	struct model_stack st;
 	struct model_site *row;
 	bool fresh;
+	int err;
 
-	if (!site_moved(cur, prev))
+	if (!site_moved(c, p))
 		return 0;
-	symbolize(cur, ks, st, site, sizeof(site));
-	memcpy(comm, cur->key.comm, sizeof(comm));
+	err = symbolized_for(memo, c, ks, a);
+	if (err)
+		return err;
+	memcpy(comm, c->key.comm, sizeof(comm));
 	comm[sizeof(comm) - 1] = '\0';
-	row = row_for(m, ix, site, comm, &fresh);
+	row = row_for(m, ix, memo->site, comm, &fresh);
 	row->drains += delta(c->drains, p ? &p->drains : NULL);
 	row->forced_drains += delta(c->forced_drains, p ? &p->forced_drains : NULL);
 	row->empty_drains += delta(c->empty_drains, p ? &p->empty_drains : NULL);
 	row->works += delta(c->works, p ? &p->works : NULL);
 	row->self_works += delta(c->self_works, p ? &p->self_works : NULL);
 	row->ipis += delta(c->ipis, p ? &p->ipis : NULL);
-	merge_delta(&row->dispatch_ns, &c->dispatch_ns, p ? &p->dispatch_ns : NULL, fresh);
-	merge_delta(&row->run_ns, &c->run_ns, p ? &p->run_ns : NULL, fresh);
-	merge_delta(&row->wait_ns, &c->wait_ns, p ? &p->wait_ns : NULL, fresh);
-	merge_delta(&row->lock_ns, &c->lock_ns, p ? &p->lock_ns : NULL, fresh);
-	merge_delta(&row->local_ns, &c->local_ns, p ? &p->local_ns : NULL, fresh);
-	st->drains = delta(c->drains, p ? &p->drains : NULL);
-	return add_stack(row, st);
+	if ((err = merge_delta(a, &row->dispatch_ns, &c->dispatch_ns, p ? &p->dispatch_ns : NULL,
+			       fresh)) ||
+	    (err = merge_delta(a, &row->run_ns, &c->run_ns, p ? &p->run_ns : NULL, fresh)) ||
+	    (err = merge_delta(a, &row->wait_ns, &c->wait_ns, p ? &p->wait_ns : NULL, fresh)) ||
+	    (err = merge_delta(a, &row->lock_ns, &c->lock_ns, p ? &p->lock_ns : NULL, fresh)) ||
+	    (err = merge_delta(a, &row->local_ns, &c->local_ns, p ? &p->local_ns : NULL, fresh)))
+		return err;
+	st = memo->st;
+	st.drains = delta(c->drains, p ? &p->drains : NULL);
+	return add_stack(row, &st);
 }
 
 static int cmp_stacks(const void *a, const void *b)
@@ -224,7 +259,7 @@ static int cmp_sites(const void *a, const void *b)
 
 /*
  * Sorts the rows, largest total wait first: pointers are sorted, then each row
- * (some 12 KB) moves once, along the cycles of the permutation.
+ * moves once, along the cycles of the permutation.
  */
 static int sort_sites(struct model *m)
 {
@@ -257,14 +292,13 @@ static int sort_sites(struct model *m)
 static int build_sites(struct model *m, const struct snapshot *cur, const struct snapshot *prev,
 		       const struct ksyms *ks)
 {
-	struct model_stack *st = malloc(sizeof(*st));
+	struct symbolized memo = {};
 	struct row_index ix = {};
 	int i, err = 0;
 
 	/* rows are filled as they are used: malloc, not calloc (row_for() clears each) */
 	m->sites = malloc(((size_t)cur->nr_sites + 1) * sizeof(*m->sites));
-	if (!m->sites || !st || row_index__init(&ix, cur->nr_sites)) {
-		free(st);
+	if (!m->sites || row_index__init(&ix, cur->nr_sites)) {
 		free(ix.slots);
 		return -ENOMEM;
 	}
@@ -272,9 +306,8 @@ static int build_sites(struct model *m, const struct snapshot *cur, const struct
 		const struct snap_site *p =
 		    prev ? snapshot__find_site(prev, &cur->sites[i].key) : NULL;
 
-		err = add_site(m, &ix, &cur->sites[i], p, ks, st);
+		err = add_site(m, &ix, &cur->sites[i], p, ks, &memo);
 	}
-	free(st);
 	free(ix.slots);
 	if (!err)
 		err = sort_sites(m);
@@ -291,14 +324,14 @@ static int build_sites(struct model *m, const struct snapshot *cur, const struct
 
 static int build_cpus(struct model *m, const struct snapshot *cur, const struct snapshot *prev)
 {
-	int cpu;
+	int cpu, err;
 
 	m->cpus = calloc((size_t)cur->nr_cpus + 1, sizeof(*m->cpus));
 	if (!m->cpus)
 		return -ENOMEM;
 	for (cpu = 0; cpu < cur->nr_cpus; cpu++) {
-		const struct cpu_stats *c = &cur->cpus[cpu];
-		const struct cpu_stats *p = prev && cpu < prev->nr_cpus ? &prev->cpus[cpu] : NULL;
+		const struct snap_cpu *c = &cur->cpus[cpu];
+		const struct snap_cpu *p = prev && cpu < prev->nr_cpus ? &prev->cpus[cpu] : NULL;
 		struct model_cpu *mc = &m->cpus[m->nr_cpus];
 
 		if (c->works == (p ? p->works : 0))
@@ -307,27 +340,33 @@ static int build_cpus(struct model *m, const struct snapshot *cur, const struct 
 		mc->works = c->works - (p ? p->works : 0);
 		mc->self_works = c->self_works - (p ? p->self_works : 0);
 		mc->ipis = c->ipis - (p ? p->ipis : 0);
-		hist__delta(&c->dispatch_ns, p ? &p->dispatch_ns : NULL, &mc->dispatch_ns);
-		hist__delta(&c->run_ns, p ? &p->run_ns : NULL, &mc->run_ns);
+		if ((err = hist__delta(&c->dispatch_ns, p ? &p->dispatch_ns : NULL, &m->arena,
+				       &mc->dispatch_ns)) ||
+		    (err = hist__delta(&c->run_ns, p ? &p->run_ns : NULL, &m->arena, &mc->run_ns)))
+			return err;
 		m->nr_cpus++;
 	}
 	return 0;
 }
 
-static void build_fadvise(struct model *m, const struct snapshot *cur, const struct snapshot *prev)
+static int build_fadvise(struct model *m, const struct snapshot *cur, const struct snapshot *prev)
 {
-	int i;
+	int i, err;
 
 	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++) {
-		const struct fadvise_stats *c = &cur->fadvise[i];
-		const struct fadvise_stats *p = prev ? &prev->fadvise[i] : NULL;
+		const struct snap_fadvise *c = &cur->fadvise[i];
+		const struct snap_fadvise *p = prev ? &prev->fadvise[i] : NULL;
 		struct model_fadvise *f = &m->fadvise[i];
 
 		f->advice = advice_names[i];
 		f->calls = c->calls - (p ? p->calls : 0);
 		f->escalations = c->escalations - (p ? p->escalations : 0);
-		hist__delta(&c->latency_ns, p ? &p->latency_ns : NULL, &f->latency_ns);
+		err = hist__delta(&c->latency_ns, p ? &p->latency_ns : NULL, &m->arena,
+				  &f->latency_ns);
+		if (err)
+			return err;
 	}
+	return 0;
 }
 
 int model__build(const struct snapshot *cur, const struct snapshot *prev, __u64 start_ns,
@@ -341,11 +380,12 @@ int model__build(const struct snapshot *cur, const struct snapshot *prev, __u64 
 	err = build_sites(out, cur, prev, ks);
 	if (!err)
 		err = build_cpus(out, cur, prev);
+	if (!err)
+		err = build_fadvise(out, cur, prev);
 	if (err) {
 		model__free(out);
 		return err;
 	}
-	build_fadvise(out, cur, prev);
 	for (i = 0; i < CNT_NR; i++) {
 		out->counters[i] = cur->counters[i] - (prev ? prev->counters[i] : 0);
 		if (model__counter_is_loss(i))
@@ -364,5 +404,6 @@ void model__free(struct model *m)
 		free(m->sites[i].stacks);
 	free(m->sites);
 	free(m->cpus);
+	arena__free(&m->arena);
 	memset(m, 0, sizeof(*m));
 }

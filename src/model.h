@@ -8,7 +8,9 @@
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include "arena.h"
 #include "drainstat.h"
+#include "hist.h"
 #include "snapshot.h"
 
 struct ksyms;
@@ -18,7 +20,7 @@ struct ksyms;
 struct model_stack {
 	__u64 drains;
 	int nr_frames;
-	char frames[DRAINSTAT_MAX_STACK_DEPTH][MODEL_NAME_LEN]; /* "generic_fadvise+0x1f0" */
+	const char (*frames)[MODEL_NAME_LEN]; /* "generic_fadvise+0x1f0", in the model's arena */
 };
 
 /* One row of the site table: a site and the comm of its callers. */
@@ -31,11 +33,11 @@ struct model_site {
 	__u64 works;
 	__u64 self_works;
 	__u64 ipis;
-	struct hist dispatch_ns;
-	struct hist run_ns;
-	struct hist wait_ns;
-	struct hist lock_ns;
-	struct hist local_ns; /* local drains: lru_add_drain() calls */
+	struct sparse_hist dispatch_ns;
+	struct sparse_hist run_ns;
+	struct sparse_hist wait_ns;
+	struct sparse_hist lock_ns;
+	struct sparse_hist local_ns; /* local drains: lru_add_drain() calls */
 	struct model_stack *stacks;
 	int nr_stacks;
 };
@@ -46,15 +48,15 @@ struct model_cpu {
 	__u64 works;
 	__u64 self_works;
 	__u64 ipis;
-	struct hist dispatch_ns;
-	struct hist run_ns;
+	struct sparse_hist dispatch_ns;
+	struct sparse_hist run_ns;
 };
 
 struct model_fadvise {
 	const char *advice; /* "dontneed", ... */
 	__u64 calls;
 	__u64 escalations;
-	struct hist latency_ns;
+	struct sparse_hist latency_ns;
 };
 
 struct model_info {
@@ -84,7 +86,8 @@ struct model {
 	__u64 self_works;
 	__u64 local_drains;
 	__u64 counters[CNT_NR];
-	__u64 lost; /* the counters that mean something was not measured */
+	__u64 lost;	    /* the counters that mean something was not measured */
+	struct arena arena; /* the buckets of every histogram above, and the stacks' frames */
 };
 
 const char *model__counter_name(enum drainstat_counter c);

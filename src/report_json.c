@@ -125,7 +125,7 @@ static void json_cstr(struct json *j, const char *key, const char *s)
 }
 
 /* DIST: every field 0 for an empty histogram, so one schema holds in every mode. */
-static void put_dist(struct json *j, const char *key, const struct hist *h)
+static void put_dist(struct json *j, const char *key, const struct sparse_hist *h)
 {
 	bool any = h->count != 0;
 

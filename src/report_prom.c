@@ -33,7 +33,7 @@
 
 enum site_family { FAM_DISPATCH, FAM_RUN, FAM_WAIT, FAM_LOCK, NR_FAMILIES };
 
-/* The values of one histogram as last exported: le counts, +Inf last, and the sum. */
+/* One histogram as the exposition shows it: cumulative le counts, +Inf last, and the sum. */
 struct prom_series {
 	__u64 le[NR_LE];
 	__u64 sum_ns;
@@ -57,7 +57,7 @@ struct prom_site {
 	const char *name;
 	__u64 drains, forced_drains, empty_drains, works, self_works, ipis;
 	__u64 local_drains;
-	struct hist dispatch_ns, run_ns, wait_ns, lock_ns;
+	struct prom_series dispatch_ns, run_ns, wait_ns, lock_ns;
 	struct prom_seen *seen; /* its memory; NULL without one */
 };
 
@@ -78,8 +78,8 @@ void prom_memory__free(struct prom_memory *pm)
 	free(pm);
 }
 
-#define SITE_U64(s, off)  (*(const __u64 *)((const char *)(s) + (off)))
-#define SITE_HIST(s, off) ((const struct hist *)((const char *)(s) + (off)))
+#define SITE_U64(s, off)    (*(const __u64 *)((const char *)(s) + (off)))
+#define SITE_SERIES(s, off) ((const struct prom_series *)((const char *)(s) + (off)))
 
 static void put_family(FILE *f, const char *name, const char *type, const char *help)
 {
@@ -129,6 +129,40 @@ static void put_seconds(FILE *f, __u64 ns)
 		(unsigned long long)(ns % NS_PER_SEC));
 }
 
+/* The le edge a bucket's samples are counted at first: the first edge past the bucket. */
+static int le_index(__u32 b)
+{
+	__u64 high = hist__bucket_high(b);
+	int i = 0;
+	__u32 shift;
+
+	for (shift = LE_FIRST_SHIFT; shift <= LE_LAST_SHIFT; shift += LE_STEP, i++)
+		if (high <= 1ULL << shift)
+			return i;
+	return i; /* +Inf */
+}
+
+/* into += h, as cumulative le counts. */
+static void series_add_hist(struct prom_series *into, const struct sparse_hist *h)
+{
+	__u32 j;
+	int i;
+
+	for (j = 0; j < h->nr; j++)
+		for (i = le_index(h->buckets[j].b); i < NR_LE; i++)
+			into->le[i] += h->buckets[j].n;
+	into->sum_ns += h->sum;
+}
+
+static void series_add(struct prom_series *into, const struct prom_series *s)
+{
+	int i;
+
+	for (i = 0; i < NR_LE; i++)
+		into->le[i] += s->le[i];
+	into->sum_ns += s->sum_ns;
+}
+
 static void add_row(struct prom_site *s, const struct model_site *r)
 {
 	s->drains += r->drains;
@@ -138,10 +172,10 @@ static void add_row(struct prom_site *s, const struct model_site *r)
 	s->self_works += r->self_works;
 	s->ipis += r->ipis;
 	s->local_drains += r->local_ns.count;
-	hist__merge(&s->dispatch_ns, &r->dispatch_ns);
-	hist__merge(&s->run_ns, &r->run_ns);
-	hist__merge(&s->wait_ns, &r->wait_ns);
-	hist__merge(&s->lock_ns, &r->lock_ns);
+	series_add_hist(&s->dispatch_ns, &r->dispatch_ns);
+	series_add_hist(&s->run_ns, &r->run_ns);
+	series_add_hist(&s->wait_ns, &r->wait_ns);
+	series_add_hist(&s->lock_ns, &r->lock_ns);
 }
 
 static void add_site(struct prom_site *into, const struct prom_site *s)
@@ -153,18 +187,18 @@ static void add_site(struct prom_site *into, const struct prom_site *s)
 	into->self_works += s->self_works;
 	into->ipis += s->ipis;
 	into->local_drains += s->local_drains;
-	hist__merge(&into->dispatch_ns, &s->dispatch_ns);
-	hist__merge(&into->run_ns, &s->run_ns);
-	hist__merge(&into->wait_ns, &s->wait_ns);
-	hist__merge(&into->lock_ns, &s->lock_ns);
+	series_add(&into->dispatch_ns, &s->dispatch_ns);
+	series_add(&into->run_ns, &s->run_ns);
+	series_add(&into->wait_ns, &s->wait_ns);
+	series_add(&into->lock_ns, &s->lock_ns);
 }
 
 static int cmp_wait(const void *a, const void *b)
 {
 	const struct prom_site *x = a, *y = b;
 
-	if (x->wait_ns.sum != y->wait_ns.sum)
-		return x->wait_ns.sum > y->wait_ns.sum ? -1 : 1;
+	if (x->wait_ns.sum_ns != y->wait_ns.sum_ns)
+		return x->wait_ns.sum_ns > y->wait_ns.sum_ns ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
@@ -279,24 +313,6 @@ static void put_bucket(FILE *f, const char *name, const char *site, const char *
 	fprintf(f, ",le=\"%s\"} %llu\n", le, (unsigned long long)n);
 }
 
-/* h's cumulative le counts (+Inf last) and sum. */
-static void series_of(const struct hist *h, struct prom_series *s)
-{
-	__u64 seen = 0;
-	__u32 b = 0, shift;
-	int i = 0;
-
-	for (shift = LE_FIRST_SHIFT; shift <= LE_LAST_SHIFT; shift += LE_STEP) {
-		for (; b < HIST_BUCKETS && hist__bucket_high(b) <= 1ULL << shift; b++)
-			seen += h->bucket[b];
-		s->le[i++] = seen;
-	}
-	for (; b < HIST_BUCKETS; b++)
-		seen += h->bucket[b];
-	s->le[i] = seen;
-	s->sum_ns = h->sum;
-}
-
 /* s, never below what was exported last; last becomes what is exported now. */
 static void hold_up(struct prom_series *s, struct prom_series *last)
 {
@@ -309,15 +325,14 @@ static void hold_up(struct prom_series *s, struct prom_series *last)
 	*last = *s;
 }
 
-static void put_hist(FILE *f, const char *name, const char *site, const struct hist *h,
+static void put_hist(FILE *f, const char *name, const char *site, const struct prom_series *h,
 		     struct prom_series *last)
 {
-	struct prom_series s;
+	struct prom_series s = *h;
 	__u32 shift;
 	char le[32];
 	int i = 0;
 
-	series_of(h, &s);
 	if (last)
 		hold_up(&s, last);
 	for (shift = LE_FIRST_SHIFT; shift <= LE_LAST_SHIFT; shift += LE_STEP) {
@@ -342,7 +357,7 @@ static void put_site_hist(FILE *f, const struct prom_site *v, int n, const char 
 
 	put_family(f, name, "histogram", help);
 	for (i = 0; i < n; i++)
-		put_hist(f, name, v[i].name, SITE_HIST(&v[i], off),
+		put_hist(f, name, v[i].name, SITE_SERIES(&v[i], off),
 			 v[i].seen ? &v[i].seen->last[fam] : NULL);
 }
 

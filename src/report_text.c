@@ -37,7 +37,7 @@ static void put_ns(FILE *f, __u64 ns)
 }
 
 /* "p50 p99 max" of a histogram; "-" for each when it is empty. */
-static void put_dist(FILE *f, const struct hist *h, bool with_max)
+static void put_dist(FILE *f, const struct sparse_hist *h, bool with_max)
 {
 	if (!h->count) {
 		fprintf(f, " %*s %*s", NUM_W - 1, "-", NUM_W - 1, "-");
@@ -128,28 +128,22 @@ static void print_stacks(FILE *f, const struct model_site *s)
 	}
 }
 
-static void print_hist(FILE *f, const char *name, const struct hist *h)
+/* Every bucket from the first in use to the last, the empty ones between too. */
+static void print_hist(FILE *f, const char *name, const struct sparse_hist *h)
 {
 	char lo[UNITS_DURATION_LEN], hi[UNITS_DURATION_LEN];
-	int b, first = -1, last = -1;
-	const int nr_buckets = HIST_BUCKETS;
-	__u64 peak = 0;
+	__u64 peak = 0, n;
+	__u32 b, i;
 
-	for (b = 0; b < nr_buckets; b++) {
-		if (!h->bucket[b])
-			continue;
-		first = first < 0 ? b : first;
-		last = b;
-		peak = h->bucket[b] > peak ? h->bucket[b] : peak;
-	}
+	for (i = 0; i < h->nr; i++)
+		peak = h->buckets[i].n > peak ? h->buckets[i].n : peak;
 	fprintf(f, "    %s: %llu samples\n", name, (unsigned long long)h->count);
-	for (b = first; b >= 0 && b <= last; b++) {
-		int bar = (int)(h->bucket[b] * 40 / peak);
-
+	for (i = 0, b = h->nr ? h->buckets[0].b : 0; i < h->nr; b++) {
+		n = h->buckets[i].b == b ? h->buckets[i++].n : 0;
 		fprintf(f, "      %6s .. %-6s %8llu |%-40.*s|\n",
-			units__duration(hist__bucket_low((__u32)b), lo, sizeof(lo)),
-			units__duration(hist__bucket_high((__u32)b), hi, sizeof(hi)),
-			(unsigned long long)h->bucket[b], bar,
+			units__duration(hist__bucket_low(b), lo, sizeof(lo)),
+			units__duration(hist__bucket_high(b), hi, sizeof(hi)),
+			(unsigned long long)n, (int)(n * 40 / peak),
 			"****************************************");
 	}
 }

@@ -12,7 +12,102 @@ void snapshot__free(struct snapshot *snap)
 	free(snap->sites);
 	free(snap->by_key);
 	free(snap->cpus);
+	arena__free(&snap->buckets);
 	memset(snap, 0, sizeof(*snap));
+}
+
+void snapshot__reset(struct snapshot *snap, __u64 now_ns)
+{
+	snap->taken_ns = now_ns;
+	snap->nr_sites = 0;
+	snap->sites_sorted = false;
+	snap->nr_cpus = 0;
+	memset(snap->fadvise, 0, sizeof(snap->fadvise));
+	memset(snap->counters, 0, sizeof(snap->counters));
+	arena__reset(&snap->buckets);
+}
+
+static int grow_sites(struct snapshot *snap)
+{
+	int cap = snap->sites_cap ? snap->sites_cap * 2 : 64;
+	struct snap_site *sites = realloc(snap->sites, (size_t)cap * sizeof(*sites));
+
+	if (!sites)
+		return -ENOMEM;
+	snap->sites = sites;
+	snap->sites_cap = cap;
+	/* by_key pointed into the old array and was as long: made again when sorted */
+	free(snap->by_key);
+	snap->by_key = NULL;
+	snap->sites_sorted = false;
+	return 0;
+}
+
+int snapshot__add_site(struct snapshot *snap, const struct site_stats *stats, const __u64 *ips,
+		       int nr_ips)
+{
+	struct snap_site *s;
+	int err;
+
+	if (snap->nr_sites == snap->sites_cap && (err = grow_sites(snap)))
+		return err;
+	s = &snap->sites[snap->nr_sites];
+	s->key = stats->key;
+	s->drains = stats->drains;
+	s->forced_drains = stats->forced_drains;
+	s->empty_drains = stats->empty_drains;
+	s->works = stats->works;
+	s->self_works = stats->self_works;
+	s->ipis = stats->ipis;
+	if ((err = hist__read(&stats->dispatch_ns, &snap->buckets, &s->dispatch_ns)) ||
+	    (err = hist__read(&stats->run_ns, &snap->buckets, &s->run_ns)) ||
+	    (err = hist__read(&stats->wait_ns, &snap->buckets, &s->wait_ns)) ||
+	    (err = hist__read(&stats->lock_ns, &snap->buckets, &s->lock_ns)) ||
+	    (err = hist__read(&stats->local_ns, &snap->buckets, &s->local_ns)))
+		return err;
+	s->nr_ips = nr_ips < 0				 ? 0
+		    : nr_ips > DRAINSTAT_MAX_STACK_DEPTH ? DRAINSTAT_MAX_STACK_DEPTH
+							 : nr_ips;
+	if (s->nr_ips)
+		memcpy(s->ips, ips, (size_t)s->nr_ips * sizeof(*ips));
+	snap->nr_sites++;
+	snap->sites_sorted = false;
+	return 0;
+}
+
+int snapshot__set_cpus(struct snapshot *snap, const struct cpu_stats *cpus, int nr)
+{
+	int cpu, err;
+
+	if (nr > snap->cpus_cap) {
+		struct snap_cpu *c = realloc(snap->cpus, (size_t)nr * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		snap->cpus = c;
+		snap->cpus_cap = nr;
+	}
+	snap->nr_cpus = nr;
+	for (cpu = 0; cpu < nr; cpu++) {
+		struct snap_cpu *c = &snap->cpus[cpu];
+
+		c->works = cpus[cpu].works;
+		c->self_works = cpus[cpu].self_works;
+		c->ipis = cpus[cpu].ipis;
+		if ((err = hist__read(&cpus[cpu].dispatch_ns, &snap->buckets, &c->dispatch_ns)) ||
+		    (err = hist__read(&cpus[cpu].run_ns, &snap->buckets, &c->run_ns)))
+			return err;
+	}
+	return 0;
+}
+
+int snapshot__set_fadvise(struct snapshot *snap, int slot, const struct fadvise_stats *f)
+{
+	struct snap_fadvise *s = &snap->fadvise[slot];
+
+	s->calls = f->calls;
+	s->escalations = f->escalations;
+	return hist__read(&f->latency_ns, &snap->buckets, &s->latency_ns);
 }
 
 static int cmp_key(const struct site_key *a, const struct site_key *b)

@@ -2,19 +2,46 @@
 /*
  * One reading of the kernel's aggregates, taken once per interval: plain data,
  * no libbpf. The model is built from two of them (now and the previous one).
+ * Histograms keep only their buckets in use, in the snapshot's arena.
  */
 #ifndef SNAPSHOT_H
 #define SNAPSHOT_H
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include "arena.h"
 #include "drainstat.h"
+#include "hist.h"
 
 struct snap_site {
 	struct site_key key;
-	struct site_stats stats;
+	__u64 drains;
+	__u64 forced_drains;
+	__u64 empty_drains;
+	__u64 works;
+	__u64 self_works;
+	__u64 ipis;
+	struct sparse_hist dispatch_ns;
+	struct sparse_hist run_ns;
+	struct sparse_hist wait_ns;
+	struct sparse_hist lock_ns;
+	struct sparse_hist local_ns;
 	__u64 ips[DRAINSTAT_MAX_STACK_DEPTH]; /* the caller's kernel stack, innermost first */
 	int nr_ips;			      /* 0 when the stack was lost */
+};
+
+struct snap_cpu {
+	__u64 works;
+	__u64 self_works;
+	__u64 ipis;
+	struct sparse_hist dispatch_ns;
+	struct sparse_hist run_ns;
+};
+
+struct snap_fadvise {
+	__u64 calls;
+	__u64 escalations;
+	struct sparse_hist latency_ns;
 };
 
 struct snapshot {
@@ -24,13 +51,23 @@ struct snapshot {
 	int sites_cap;	   /* sites allocated: a snapshot read again reuses them */
 	bool sites_sorted; /* by_key holds the sites sorted: lookups are a binary search */
 	const struct snap_site **by_key; /* sites_cap of them; sorting them moves no site */
-	struct cpu_stats *cpus;
+	struct snap_cpu *cpus;
 	int nr_cpus;
-	struct fadvise_stats fadvise[FADVISE_ADVICE_SLOTS];
+	int cpus_cap;
+	struct snap_fadvise fadvise[FADVISE_ADVICE_SLOTS];
 	__u64 counters[CNT_NR];
+	struct arena buckets; /* of every histogram above */
 };
 
 void snapshot__free(struct snapshot *snap);
+/* Empties snap for a new reading, keeping its memory; taken_ns is set to now_ns. */
+void snapshot__reset(struct snapshot *snap, __u64 now_ns);
+/* A site from the kernel's numbers (read in place: they may be changing). 0 or -ENOMEM. */
+int snapshot__add_site(struct snapshot *snap, const struct site_stats *stats, const __u64 *ips,
+		       int nr_ips);
+/* The target CPUs 0..nr-1, and an fadvise advice slot. 0 or -ENOMEM. */
+int snapshot__set_cpus(struct snapshot *snap, const struct cpu_stats *cpus, int nr);
+int snapshot__set_fadvise(struct snapshot *snap, int slot, const struct fadvise_stats *f);
 /* Sorts the sites by key, so that snapshot__find_site() takes log n. 0 or -ENOMEM. */
 int snapshot__sort_sites(struct snapshot *snap);
 const struct snap_site *snapshot__find_site(const struct snapshot *snap,

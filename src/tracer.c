@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -21,6 +23,9 @@ struct known_stack {
 struct tracer {
 	struct drainstat_bpf *skel;
 	int nr_cpus;
+	const void *sites_area; /* the sites array's slots in use, mmapped read-only */
+	size_t sites_area_size;
+	struct cpu_stats *cpus_buf;	   /* nr_cpus: the cpus map read into it */
 	struct known_stack **known_stacks; /* by stack id, NULL until read */
 	__u32 nr_known_stacks;		   /* slots: the stack map's max_entries */
 	struct tracer_features features;
@@ -222,8 +227,12 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 		err = bpf_map__set_max_entries(skel->maps.cpus, (__u32)nr_cpus);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.works, (__u32)nr_cpus);
-	if (!err && opts->max_sites)
+	if (!err && opts->max_sites) {
+		skel->rodata->max_sites = opts->max_sites;
 		err = bpf_map__set_max_entries(skel->maps.sites, opts->max_sites);
+		if (!err)
+			err = bpf_map__set_max_entries(skel->maps.site_slots, opts->max_sites);
+	}
 	if (!err && opts->max_stacks)
 		err = bpf_map__set_max_entries(skel->maps.stacks, opts->max_stacks);
 	return err;
@@ -265,8 +274,39 @@ static int attach(struct tracer *t, const struct plan *plan)
 	return 0;
 }
 
+/*
+ * The sites array, read in place: the slots taken so far, mapped anew (twice
+ * as many) when more are taken. A mapping holds all its pages from the start,
+ * so mapping the whole array would show all of it in drainstat's RSS.
+ */
+static int map_sites(struct tracer *t, __u32 used)
+{
+	const struct bpf_map *map = t->skel->maps.sites;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), value_size = bpf_map__value_size(map);
+	size_t size = (size_t)used * value_size, all = value_size * bpf_map__max_entries(map);
+	void *area;
+
+	if (size <= t->sites_area_size)
+		return 0;
+	if (size < 2 * t->sites_area_size)
+		size = 2 * t->sites_area_size;
+	size = ((size < all ? size : all) + page - 1) / page * page;
+	area = mmap(NULL, size, PROT_READ, MAP_SHARED, bpf_map__fd(map), 0);
+	if (area == MAP_FAILED)
+		return -errno;
+	if (t->sites_area)
+		munmap((void *)t->sites_area, t->sites_area_size);
+	t->sites_area = area;
+	t->sites_area_size = size;
+	return 0;
+}
+
 static void detach(struct tracer *t)
 {
+	if (t->sites_area)
+		munmap((void *)t->sites_area, t->sites_area_size);
+	t->sites_area = NULL;
+	t->sites_area_size = 0;
 	ring_buffer__free(t->slow);
 	t->slow = NULL;
 	while (t->nr_links > 0)
@@ -392,10 +432,9 @@ const struct tracer_features *tracer__features(const struct tracer *t)
 	return &t->features;
 }
 
-/* Keeps a copy of the stack read for site, under its id; no memory only means no copy. */
-static void remember_stack(struct tracer *t, const struct snap_site *site)
+/* Keeps a copy of the stack read under id; no memory only means no copy. */
+static void remember_stack(struct tracer *t, __u32 id, const __u64 *ips, int nr_ips)
 {
-	__u32 id = (__u32)site->key.stack_id;
 	struct known_stack *k;
 
 	if (!t->known_stacks) {
@@ -409,8 +448,8 @@ static void remember_stack(struct tracer *t, const struct snap_site *site)
 	k = malloc(sizeof(*k));
 	if (!k)
 		return;
-	k->nr_ips = site->nr_ips;
-	memcpy(k->ips, site->ips, sizeof(k->ips));
+	k->nr_ips = nr_ips;
+	memcpy(k->ips, ips, sizeof(k->ips));
 	t->known_stacks[id] = k;
 }
 
@@ -418,94 +457,86 @@ static void remember_stack(struct tracer *t, const struct snap_site *site)
  * A stack id names one stack for good: the map's bucket is written before its
  * id is returned, and never again (no BPF_F_REUSE_STACKID; a different stack
  * that hashes there is stack_lost), and drainstat deletes none. So each id is
- * read once; every interval after takes the copy.
+ * read once; every interval after takes the copy. ips is
+ * DRAINSTAT_MAX_STACK_DEPTH long; *nr_ips is 0 for a stack lost or unread.
  */
-static int read_stack(struct tracer *t, struct snap_site *site)
+static void read_stack(struct tracer *t, __s32 stack_id, __u64 *ips, int *nr_ips)
 {
-	__u32 id = (__u32)site->key.stack_id;
-	int i, err;
+	__u32 id = (__u32)stack_id;
 
-	site->nr_ips = 0;
-	if (site->key.stack_id < 0)
-		return 0;
+	*nr_ips = 0;
+	if (stack_id < 0)
+		return;
 	if (t->known_stacks && id < t->nr_known_stacks && t->known_stacks[id]) {
-		site->nr_ips = t->known_stacks[id]->nr_ips;
-		memcpy(site->ips, t->known_stacks[id]->ips, sizeof(site->ips));
-		return 0;
+		*nr_ips = t->known_stacks[id]->nr_ips;
+		memcpy(ips, t->known_stacks[id]->ips, sizeof(t->known_stacks[id]->ips));
+		return;
 	}
-	err = bpf_map__lookup_elem(t->skel->maps.stacks, &id, sizeof(id), site->ips,
-				   sizeof(site->ips), 0);
-	if (err)
-		return err == -ENOENT ? 0 : err;
-	for (i = 0; i < DRAINSTAT_MAX_STACK_DEPTH && site->ips[i]; i++)
-		;
-	site->nr_ips = i;
-	remember_stack(t, site);
-	return 0;
+	read_ips(t->skel->maps.stacks, stack_id, ips, nr_ips);
+	if (*nr_ips)
+		remember_stack(t, id, ips, *nr_ips);
 }
 
+/* The slots taken and ready, read in place: no copy of the slots, no system call. */
 static int read_sites(struct tracer *t, struct snapshot *snap)
 {
 	const struct bpf_map *map = t->skel->maps.sites;
-	__u32 cap = bpf_map__max_entries(map);
-	struct site_key key, *prev = NULL;
-	int err;
+	size_t value_size = bpf_map__value_size(map);
+	__u32 used = __atomic_load_n(&t->skel->bss->site_slots_used, __ATOMIC_ACQUIRE);
+	__u64 ips[DRAINSTAT_MAX_STACK_DEPTH];
+	__u32 i;
+	int nr_ips, err;
 
-	if (snap->sites_cap < (int)cap) {
-		free(snap->sites);
-		free(snap->by_key);
-		snap->by_key = NULL;
-		snap->sites_cap = 0;
-		snap->sites = malloc(cap * sizeof(*snap->sites));
-		if (!snap->sites)
-			return -ENOMEM;
-		snap->sites_cap = (int)cap;
-	}
-	snap->nr_sites = 0;
-	while (snap->nr_sites < (int)cap && !bpf_map__get_next_key(map, prev, &key, sizeof(key))) {
-		struct snap_site *s = &snap->sites[snap->nr_sites];
+	if (used > bpf_map__max_entries(map))
+		used = bpf_map__max_entries(map);
+	err = map_sites(t, used);
+	if (err)
+		return err;
+	for (i = 0; i < used; i++) {
+		const struct site_stats *s =
+		    (const void *)((const char *)t->sites_area + i * value_size);
 
-		s->key = key;
-		prev = &s->key;
-		err = bpf_map__lookup_elem(map, &key, sizeof(key), &s->stats, sizeof(s->stats), 0);
-		if (err == -ENOENT)
+		/* ready before key: the BPF side wrote the key before it set ready */
+		if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
 			continue;
+		read_stack(t, s->key.stack_id, ips, &nr_ips);
+		err = snapshot__add_site(snap, s, ips, nr_ips);
 		if (err)
 			return err;
-		err = read_stack(t, s);
-		if (err)
-			return err;
-		snap->nr_sites++;
 	}
 	return snapshot__sort_sites(snap);
 }
 
-static int read_cpus(const struct tracer *t, struct snapshot *snap)
+static int read_cpus(struct tracer *t, struct snapshot *snap)
 {
 	__u32 cpu;
 	int err;
 
-	snap->cpus = calloc((size_t)t->nr_cpus, sizeof(*snap->cpus));
-	if (!snap->cpus)
-		return -ENOMEM;
-	snap->nr_cpus = t->nr_cpus;
+	if (!t->cpus_buf) {
+		t->cpus_buf = calloc((size_t)t->nr_cpus, sizeof(*t->cpus_buf));
+		if (!t->cpus_buf)
+			return -ENOMEM;
+	}
 	for (cpu = 0; cpu < (__u32)t->nr_cpus; cpu++) {
-		err = bpf_map__lookup_elem(t->skel->maps.cpus, &cpu, sizeof(cpu), &snap->cpus[cpu],
-					   sizeof(snap->cpus[cpu]), 0);
+		err = bpf_map__lookup_elem(t->skel->maps.cpus, &cpu, sizeof(cpu), &t->cpus_buf[cpu],
+					   sizeof(t->cpus_buf[cpu]), 0);
 		if (err)
 			return err;
 	}
-	return 0;
+	return snapshot__set_cpus(snap, t->cpus_buf, t->nr_cpus);
 }
 
 static int read_fadvise(const struct tracer *t, struct snapshot *snap)
 {
+	struct fadvise_stats f;
 	__u32 slot;
 	int err;
 
 	for (slot = 0; slot < FADVISE_ADVICE_SLOTS; slot++) {
-		err = bpf_map__lookup_elem(t->skel->maps.fadvise, &slot, sizeof(slot),
-					   &snap->fadvise[slot], sizeof(snap->fadvise[slot]), 0);
+		err = bpf_map__lookup_elem(t->skel->maps.fadvise, &slot, sizeof(slot), &f,
+					   sizeof(f), 0);
+		if (!err)
+			err = snapshot__set_fadvise(snap, (int)slot, &f);
 		if (err)
 			return err;
 	}
@@ -533,20 +564,12 @@ static int read_counters(const struct tracer *t, struct snapshot *snap)
 
 int tracer__snapshot(struct tracer *t, struct snapshot *snap)
 {
-	struct snap_site *sites = snap->sites;
-	const struct snap_site **by_key = snap->by_key;
-	int sites_cap = snap->sites_cap;
 	struct timespec ts;
 	int err;
 
-	/* the sites array of a snapshot read before is reused: no fresh pages to fault in */
-	free(snap->cpus);
-	memset(snap, 0, sizeof(*snap));
-	snap->sites = sites;
-	snap->by_key = by_key;
-	snap->sites_cap = sites_cap;
+	/* a snapshot read before keeps its memory: no fresh pages to fault in */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	snap->taken_ns = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+	snapshot__reset(snap, (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec);
 	err = read_sites(t, snap);
 	if (!err)
 		err = read_cpus(t, snap);
@@ -569,5 +592,6 @@ void tracer__free(struct tracer *t)
 	for (i = 0; t->known_stacks && i < t->nr_known_stacks; i++)
 		free(t->known_stacks[i]);
 	free(t->known_stacks);
+	free(t->cpus_buf);
 	free(t);
 }

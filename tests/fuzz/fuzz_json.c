@@ -76,7 +76,7 @@ static const struct json_value *expect_array(const struct json_value *obj, const
 }
 
 /* DIST: zeros for an empty histogram; percentiles in order and, with a max, below it. */
-static void expect_dist(const struct json_value *obj, const char *key, const struct hist *h)
+static void expect_dist(const struct json_value *obj, const char *key, const struct sparse_hist *h)
 {
 	const struct json_value *d = member(obj, key, JSON_OBJECT);
 	__u64 p50, p90, p99;

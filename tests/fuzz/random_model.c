@@ -42,40 +42,61 @@ static void random_name(struct bytes *b, char *buf, size_t size)
 		snprintf(buf, size, "%s", common_names[pick % ARRAY_SIZE(common_names)]);
 }
 
-/* Random fields, as hist__delta() may leave them: count, sum and buckets disagree. */
-static void random_raw_hist(struct bytes *b, struct hist *h)
+/* Sets bucket bk of a kernel-layout histogram to n, and its bit as the BPF side does. */
+static void dense_set(struct hist *h, __u32 bk, __u64 n)
+{
+	h->bucket[bk] = n;
+	h->nonzero[bk / 64] |= 1ULL << (bk % 64);
+}
+
+/*
+ * Random fields, as hist__delta() may leave them: count, sum and buckets
+ * disagree. The buckets are set in a kernel-layout histogram and read as user
+ * space reads one (a bucket may be 0 with its bit set: taken back to zero).
+ */
+static int random_raw_hist(struct bytes *b, struct arena *a, struct sparse_hist *h)
 {
 	int i, n = (int)bytes__range(b, 0, 3);
+	struct hist dense = {};
+	__u64 count;
 
-	for (i = 0; i < n; i++)
-		h->bucket[bytes__range(b, 0, HIST_BUCKETS - 1)] = random_count(b);
+	for (i = 0; i < n; i++) {
+		count = random_count(b);
+		dense_set(&dense, (__u32)bytes__range(b, 0, HIST_BUCKETS - 1), count);
+	}
+	if (hist__read(&dense, a, h))
+		return -ENOMEM;
 	h->count = random_count(b);
 	h->sum = random_count(b) << 16;
 	h->max = random_count(b);
+	return 0;
 }
 
-/* A few values, each recorded some times, as the BPF side records them. */
-static void random_hist(struct bytes *b, struct hist *h)
+/* A few values, each recorded some times, as the BPF side records them; into a. */
+static int random_hist(struct bytes *b, struct arena *a, struct sparse_hist *h)
 {
 	int i, n = (int)bytes__range(b, 0, 7);
+	struct hist dense = {};
 	__u64 v, times;
+	__u32 bk;
 
-	if (n == 7) {
-		random_raw_hist(b, h);
-		return;
-	}
+	if (n == 7)
+		return random_raw_hist(b, a, h);
 	for (i = 0; i < n; i++) {
 		v = bytes__u64(b) >> bytes__range(b, 24, 63);
 		times = bytes__range(b, 1, 0xfff);
-		h->bucket[hist_bucket(v)] += times;
-		h->count += times;
-		h->sum += v * times;
-		h->max = v > h->max ? v : h->max;
+		bk = hist_bucket(v);
+		dense_set(&dense, bk, dense.bucket[bk] + times);
+		dense.count += times;
+		dense.sum += v * times;
+		dense.max = v > dense.max ? v : dense.max;
 	}
+	return hist__read(&dense, a, h) ? -ENOMEM : 0;
 }
 
-static int random_stacks(struct bytes *b, struct model_site *s)
+static int random_stacks(struct bytes *b, struct arena *a, struct model_site *s)
 {
+	char(*frames)[MODEL_NAME_LEN];
 	int i, k;
 
 	s->nr_stacks = (int)bytes__range(b, 0, MAX_STACKS);
@@ -87,14 +108,20 @@ static int random_stacks(struct bytes *b, struct model_site *s)
 
 		st->drains = random_count(b);
 		st->nr_frames = (int)bytes__range(b, 0, DRAINSTAT_MAX_STACK_DEPTH);
+		frames = arena__alloc(a, (size_t)st->nr_frames * sizeof(*frames) + 1);
+		if (!frames)
+			return -ENOMEM;
 		for (k = 0; k < st->nr_frames; k++)
-			random_name(b, st->frames[k], sizeof(st->frames[k]));
+			random_name(b, frames[k], sizeof(frames[k]));
+		st->frames = (const char(*)[MODEL_NAME_LEN])frames;
 	}
 	return 0;
 }
 
 static int random_site(struct bytes *b, struct model *m, struct model_site *s)
 {
+	struct arena *a = &m->arena;
+
 	random_name(b, s->site, sizeof(s->site));
 	bytes__string(b, s->comm, sizeof(s->comm));
 	s->drains = random_count(b);
@@ -103,16 +130,15 @@ static int random_site(struct bytes *b, struct model *m, struct model_site *s)
 	s->works = random_count(b);
 	s->self_works = random_count(b) % (s->works + 1);
 	s->ipis = random_count(b);
-	random_hist(b, &s->dispatch_ns);
-	random_hist(b, &s->run_ns);
-	random_hist(b, &s->wait_ns);
-	random_hist(b, &s->lock_ns);
-	random_hist(b, &s->local_ns);
+	if (random_hist(b, a, &s->dispatch_ns) || random_hist(b, a, &s->run_ns) ||
+	    random_hist(b, a, &s->wait_ns) || random_hist(b, a, &s->lock_ns) ||
+	    random_hist(b, a, &s->local_ns))
+		return -ENOMEM;
 	m->drains += s->drains;
 	m->works += s->works;
 	m->self_works += s->self_works;
 	m->local_drains += s->local_ns.count;
-	return random_stacks(b, s);
+	return random_stacks(b, a, s);
 }
 
 /* Ascending CPU numbers below DRAINSTAT_MAX_CPUS, each with works. */
@@ -133,14 +159,15 @@ static int random_cpus(struct bytes *b, struct model *m)
 		c->works = 1 + random_count(b);
 		c->self_works = random_count(b) % (c->works + 1);
 		c->ipis = random_count(b);
-		random_hist(b, &c->dispatch_ns);
-		random_hist(b, &c->run_ns);
+		if (random_hist(b, &m->arena, &c->dispatch_ns) ||
+		    random_hist(b, &m->arena, &c->run_ns))
+			return -ENOMEM;
 		m->nr_cpus++;
 	}
 	return 0;
 }
 
-static void random_fadvise(struct bytes *b, struct model *m)
+static int random_fadvise(struct bytes *b, struct model *m)
 {
 	int i;
 
@@ -152,8 +179,10 @@ static void random_fadvise(struct bytes *b, struct model *m)
 			continue;
 		f->calls = random_count(b);
 		f->escalations = random_count(b) % (f->calls + 1);
-		random_hist(b, &f->latency_ns);
+		if (random_hist(b, &m->arena, &f->latency_ns))
+			return -ENOMEM;
 	}
+	return 0;
 }
 
 static void random_counters(struct bytes *b, struct model *m)
@@ -217,7 +246,8 @@ int random_model__fill(struct random_model *rm, struct bytes *b, bool plain_info
 		err = random_site(b, m, &m->sites[i]);
 	if (!err)
 		err = random_cpus(b, m);
-	random_fadvise(b, m);
+	if (!err)
+		err = random_fadvise(b, m);
 	random_counters(b, m);
 	return err;
 }

@@ -2,8 +2,9 @@
 /*
  * A report model with random contents for the writers: arbitrary bytes in every
  * name a kernel module or a task can choose (sites, frames, comms), random counts
- * and histograms, and the totals model__build() derives from them. Counts stay
- * below 2^40 and sums below 2^56, so adding up rows never wraps.
+ * and histograms (their buckets in the model's arena, as model__build() leaves
+ * them), and the totals model__build() derives from them. Counts stay below
+ * 2^40 and sums below 2^56, so adding up rows never wraps.
  */
 #ifndef FUZZ_RANDOM_MODEL_H
 #define FUZZ_RANDOM_MODEL_H

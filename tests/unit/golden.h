@@ -11,20 +11,83 @@
 #include <string.h>
 #include "check.h"
 #include "hist.h"
+#include "snapshot.h"
 
-/* n samples first, first + step, ... into h. */
+/* n samples first, first + step, ... into h, a kernel-layout histogram. */
 static inline void golden__hist_fill(struct hist *h, __u64 first, __u64 step, int n)
 {
 	int i;
 
-	for (i = 0; i < n; i++) {
-		__u64 v = first + step * (__u64)i;
+	for (i = 0; i < n; i++)
+		hist__add(h, first + step * (__u64)i);
+}
 
-		h->count++;
-		h->sum += v;
-		h->bucket[hist_bucket(v)]++;
-		h->max = v > h->max ? v : h->max;
-	}
+/* The same samples added to h, a model's histogram, its buckets in a. */
+static inline void golden__sparse_fill(struct arena *a, struct sparse_hist *h, __u64 first,
+				       __u64 step, int n)
+{
+	struct hist *dense = calloc(1, sizeof(*dense));
+	struct sparse_hist add;
+
+	CHECK(dense != NULL);
+	golden__hist_fill(dense, first, step, n);
+	CHECK(hist__read(dense, a, &add) == 0);
+	CHECK(hist__merge(h, &add, a) == 0);
+	free(dense);
+}
+
+/* A snapshot as the kernel's maps hold it, before it is read: dense histograms. */
+struct golden_maps {
+	struct site_stats sites[8];
+	const __u64 *ips[8];
+	int nr_ips[8];
+	int nr_sites;
+	struct cpu_stats cpus[2];
+	struct fadvise_stats fadvise[FADVISE_ADVICE_SLOTS];
+	__u64 counters[CNT_NR];
+};
+
+static inline struct site_stats *golden__add_site(struct golden_maps *k, int stack_id,
+						  const char *comm, const __u64 *ips, int nr_ips)
+{
+	struct site_stats *site = &k->sites[k->nr_sites];
+
+	site->key.stack_id = stack_id;
+	memcpy(site->key.comm, comm, strnlen(comm, sizeof(site->key.comm)));
+	k->ips[k->nr_sites] = ips;
+	k->nr_ips[k->nr_sites++] = nr_ips;
+	return site;
+}
+
+/*
+ * What only full mode sees, added to the first two sites (forced drains at
+ * the second): 20 empty drains, 290 IPIs, lock times and 8000 local drains.
+ */
+static inline void golden__add_full_mode(struct golden_maps *k)
+{
+	k->sites[0].drains += 20; /* 20 piggybacked: no work queued */
+	k->sites[0].empty_drains = 20;
+	k->sites[0].ipis = 290;
+	golden__hist_fill(&k->sites[0].lock_ns, 2000, 100, 300);
+	golden__hist_fill(&k->sites[0].local_ns, 700, 10, 8000);
+	k->sites[1].forced_drains = 2;
+	k->cpus[0].ipis = 290;
+}
+
+/* Reads k into s, as tracer__snapshot() reads the maps, and frees k. */
+static inline void golden__read_maps(struct golden_maps *k, struct snapshot *s, __u64 taken_ns)
+{
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	snapshot__reset(s, taken_ns);
+	for (i = 0; i < k->nr_sites; i++)
+		CHECK(snapshot__add_site(s, &k->sites[i], k->ips[i], k->nr_ips[i]) == 0);
+	CHECK(snapshot__set_cpus(s, k->cpus, 2) == 0);
+	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++)
+		CHECK(snapshot__set_fadvise(s, i, &k->fadvise[i]) == 0);
+	memcpy(s->counters, k->counters, sizeof(s->counters));
+	free(k);
 }
 
 /* The whole file at path, NUL-terminated (free it), or NULL. */

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The histogram: bucket layout (shared with the BPF side), percentiles, deltas. */
+/*
+ * The histogram: bucket layout (shared with the BPF side), the kernel's dense
+ * histogram read into buckets in use, percentiles, deltas, merges, the arena.
+ */
 #include <stdlib.h>
 #include <linux/types.h>
 
@@ -8,11 +11,16 @@
 
 static void add(struct hist *h, __u64 v)
 {
-	h->count++;
-	h->sum += v;
-	h->bucket[hist_bucket(v)]++;
-	if (v > h->max)
-		h->max = v;
+	hist__add(h, v);
+}
+
+/* h as user space holds it, its buckets in a. */
+static struct sparse_hist sparse(const struct hist *h, struct arena *a)
+{
+	struct sparse_hist s;
+
+	CHECK(hist__read(h, a, &s) == 0);
+	return s;
 }
 
 static void test_small_values_exact(void)
@@ -82,14 +90,18 @@ static int within(__u64 got, __u64 want, double tolerance)
 static void test_percentiles_uniform(void)
 {
 	struct hist *h = calloc(1, sizeof(*h));
+	struct arena a = {};
+	struct sparse_hist s;
 	__u64 v;
 
 	for (v = 1; v <= 100000; v++)
 		add(h, v * 1000);
-	CHECK(within(hist__percentile(h, 0.50), 50000000, 0.07));
-	CHECK(within(hist__percentile(h, 0.90), 90000000, 0.07));
-	CHECK(within(hist__percentile(h, 0.99), 99000000, 0.07));
-	CHECK(hist__percentile(h, 1.0) <= h->max);
+	s = sparse(h, &a);
+	CHECK(within(hist__percentile(&s, 0.50), 50000000, 0.07));
+	CHECK(within(hist__percentile(&s, 0.90), 90000000, 0.07));
+	CHECK(within(hist__percentile(&s, 0.99), 99000000, 0.07));
+	CHECK(hist__percentile(&s, 1.0) <= h->max);
+	arena__free(&a);
 	free(h);
 }
 
@@ -97,6 +109,8 @@ static void test_percentiles_uniform(void)
 static void test_percentiles_skewed(void)
 {
 	struct hist *h = calloc(1, sizeof(*h));
+	struct arena a = {};
+	struct sparse_hist s;
 	int i;
 
 	for (i = 0; i < 90; i++)
@@ -104,62 +118,139 @@ static void test_percentiles_skewed(void)
 	for (i = 0; i < 9; i++)
 		add(h, 1000000);
 	add(h, 50000000);
-	CHECK(within(hist__percentile(h, 0.50), 10000, 0.07));
-	CHECK(within(hist__percentile(h, 0.90), 10000, 0.07));
-	CHECK(within(hist__percentile(h, 0.99), 1000000, 0.07));
-	CHECK(hist__percentile(h, 1.0) == 50000000);
+	s = sparse(h, &a);
+	CHECK(s.nr == 3);
+	CHECK(within(hist__percentile(&s, 0.50), 10000, 0.07));
+	CHECK(within(hist__percentile(&s, 0.90), 10000, 0.07));
+	CHECK(within(hist__percentile(&s, 0.99), 1000000, 0.07));
+	CHECK(hist__percentile(&s, 1.0) == 50000000);
+	arena__free(&a);
 	free(h);
 }
 
 static void test_percentile_empty_and_single(void)
 {
 	struct hist *h = calloc(1, sizeof(*h));
+	struct arena a = {};
+	struct sparse_hist s = sparse(h, &a);
 
-	CHECK(hist__percentile(h, 0.5) == 0);
+	CHECK(s.nr == 0 && hist__percentile(&s, 0.5) == 0);
 	add(h, 12345);
+	s = sparse(h, &a);
 	/* one sample: clamped to the max, which is exact */
-	CHECK(hist__percentile(h, 0.5) == 12345);
-	CHECK(hist__percentile(h, 0.99) == 12345);
+	CHECK(hist__percentile(&s, 0.5) == 12345);
+	CHECK(hist__percentile(&s, 0.99) == 12345);
+	arena__free(&a);
+	free(h);
+}
+
+/*
+ * Only the buckets the bitmap marks are read; a marked bucket taken back to
+ * zero (a revised wait) is left out.
+ */
+static void test_read_follows_nonzero(void)
+{
+	struct hist *h = calloc(1, sizeof(*h));
+	struct arena a = {};
+	struct sparse_hist s;
+	__u32 b1 = hist_bucket(3000), b2 = hist_bucket(1ULL << 37);
+
+	add(h, 3000);
+	add(h, 1ULL << 37);
+	add(h, 70);
+	h->bucket[hist_bucket(70)] = 0; /* taken back: its bit stays */
+	h->bucket[5] = 9;		/* no bit: not a bucket the kernel wrote */
+	s = sparse(h, &a);
+	CHECK(s.count == 3 && s.max == 1ULL << 37);
+	CHECK(s.nr == 2);
+	CHECK(s.buckets[0].b == b1 && s.buckets[0].n == 1);
+	CHECK(s.buckets[1].b == b2 && s.buckets[1].n == 1);
+	arena__free(&a);
 	free(h);
 }
 
 static void test_delta(void)
 {
 	struct hist *prev = calloc(1, sizeof(*prev)), *cur = calloc(1, sizeof(*cur));
-	struct hist *d = calloc(1, sizeof(*d));
+	struct arena a = {};
+	struct sparse_hist p, c, d;
 
 	add(prev, 5000);
 	add(prev, 900000);
 	*cur = *prev;
 	add(cur, 7000);
 	add(cur, 8000);
-	hist__delta(cur, prev, d);
-	CHECK(d->count == 2);
-	CHECK(d->sum == 15000);
+	p = sparse(prev, &a);
+	c = sparse(cur, &a);
+	CHECK(hist__delta(&c, &p, &a, &d) == 0);
+	CHECK(d.count == 2);
+	CHECK(d.sum == 15000);
+	CHECK(d.nr == 2 && d.buckets[0].b == hist_bucket(7000));
 	/* the interval did not set a new max: bounded by its top bucket */
-	CHECK(d->max >= 8000 && d->max < 9000);
+	CHECK(d.max >= 8000 && d.max < 9000);
 	add(cur, 2000000);
-	hist__delta(cur, prev, d);
-	CHECK(d->max == 2000000);
-	hist__delta(cur, NULL, d);
-	CHECK(d->count == 5);
+	c = sparse(cur, &a);
+	CHECK(hist__delta(&c, &p, &a, &d) == 0);
+	CHECK(d.max == 2000000);
+	CHECK(hist__delta(&c, NULL, &a, &d) == 0);
+	CHECK(d.count == 5 && d.nr == c.nr && d.buckets != c.buckets);
+	/* a sample moved up (revised): the bucket it left reads as none, not fewer */
+	cur->bucket[hist_bucket(5000)]--;
+	c = sparse(cur, &a);
+	CHECK(hist__delta(&c, &p, &a, &d) == 0);
+	CHECK(d.nr == 3 && d.buckets[0].b == hist_bucket(7000));
+	arena__free(&a);
 	free(prev);
 	free(cur);
-	free(d);
 }
 
 static void test_merge(void)
 {
-	struct hist *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct hist *x = calloc(1, sizeof(*x)), *y = calloc(1, sizeof(*y));
+	struct arena a = {};
+	struct sparse_hist m = {}, s;
 
-	add(a, 100);
-	add(b, 300);
-	add(b, 200);
-	hist__merge(a, b);
-	CHECK(a->count == 3 && a->sum == 600 && a->max == 300);
-	CHECK(a->bucket[hist_bucket(200)] == 1);
-	free(a);
-	free(b);
+	add(x, 100);
+	add(x, 300);
+	add(y, 300);
+	add(y, 200);
+	add(y, 5);
+	s = sparse(x, &a);
+	CHECK(hist__merge(&m, &s, &a) == 0);
+	s = sparse(y, &a);
+	CHECK(hist__merge(&m, &s, &a) == 0);
+	CHECK(m.count == 5 && m.sum == 905 && m.max == 300);
+	CHECK(m.nr == 4);
+	CHECK(m.buckets[0].b == hist_bucket(5) && m.buckets[1].b == hist_bucket(100));
+	CHECK(m.buckets[2].b == hist_bucket(200) && m.buckets[2].n == 1);
+	CHECK(m.buckets[3].b == hist_bucket(300) && m.buckets[3].n == 2);
+	arena__free(&a);
+	free(x);
+	free(y);
+}
+
+/* What an arena gave never moves; a reset reuses its chunks; big asks get their own. */
+static void test_arena(void)
+{
+	struct arena a = {};
+	char *p = arena__alloc(&a, 10), *q, *big;
+	int i, moved = 0;
+
+	CHECK(p && ((unsigned long)p & 7) == 0);
+	p[0] = 'x';
+	for (i = 0; i < 10000; i++) {
+		q = arena__alloc(&a, 24);
+		CHECK(q != NULL);
+		moved |= q == p;
+	}
+	CHECK(!moved && p[0] == 'x');
+	big = arena__alloc(&a, 1 << 20);
+	CHECK(big && big[(1 << 20) - 1] == 0);
+	arena__reset(&a);
+	q = arena__alloc(&a, 10);
+	CHECK(q == p && q[0] == 0);
+	arena__free(&a);
+	CHECK(a.first == NULL);
 }
 
 int main(void)
@@ -173,7 +264,9 @@ int main(void)
 	RUN(test_percentiles_uniform);
 	RUN(test_percentiles_skewed);
 	RUN(test_percentile_empty_and_single);
+	RUN(test_read_follows_nonzero);
 	RUN(test_delta);
 	RUN(test_merge);
+	RUN(test_arena);
 	return failed ? 1 : 0;
 }

@@ -44,64 +44,54 @@ static const __u64 khugepaged_stack[] = {
     0xffffffff816a2d00, 0xffffffff81394f00, 0xffffffff81311600, 0xffffffff81249150,
 };
 
-static struct snap_site *add_site(struct snapshot *s, int stack_id, const char *comm,
-				  const __u64 *ips, int nr_ips)
-{
-	struct snap_site *site = &s->sites[s->nr_sites++];
-
-	site->key.stack_id = stack_id;
-	strncpy(site->key.comm, comm, sizeof(site->key.comm));
-	if (nr_ips)
-		memcpy(site->ips, ips, sizeof(__u64) * (size_t)nr_ips);
-	site->nr_ips = nr_ips;
-	return site;
-}
-
-static void site_fill(struct snap_site *s, int drains, int works, int self, __u64 dispatch,
+static void site_fill(struct site_stats *s, int drains, int works, int self, __u64 dispatch,
 		      __u64 run, __u64 wait)
 {
-	s->stats.drains = (__u64)drains;
-	s->stats.works = (__u64)works;
-	s->stats.self_works = (__u64)self;
-	golden__hist_fill(&s->stats.dispatch_ns, dispatch, dispatch / 50, works);
-	golden__hist_fill(&s->stats.run_ns, run, run / 100, works);
-	golden__hist_fill(&s->stats.wait_ns, wait, wait / 40, drains);
+	s->drains = (__u64)drains;
+	s->works = (__u64)works;
+	s->self_works = (__u64)self;
+	golden__hist_fill(&s->dispatch_ns, dispatch, dispatch / 50, works);
+	golden__hist_fill(&s->run_ns, run, run / 100, works);
+	golden__hist_fill(&s->wait_ns, wait, wait / 40, drains);
 }
 
 /* 300 forced drains from drainforce, two compaction stacks, khugepaged, a hostile comm. */
+static struct golden_maps *make_maps(int scale)
+{
+	struct golden_maps *k = calloc(1, sizeof(*k));
+	struct site_stats *site;
+
+	CHECK(k != NULL);
+	site = golden__add_site(k, 1, "drainforce", fadvise_stack, 10);
+	site_fill(site, 300 * scale, 300 * scale, scale, 12 * US, 3 * US, 40 * US);
+	site = golden__add_site(k, 2, "bash", compaction_stack, 10);
+	site_fill(site, 2, 4, 2, 30 * US, 900 * US, 2 * MS);
+	site = golden__add_site(k, 3, "bash", compaction_stack, 9);
+	site_fill(site, 1, 2, 1, 25 * US, 800 * US, 1800 * US);
+	site = golden__add_site(k, 4, "khugepaged", khugepaged_stack, 8);
+	site_fill(site, 3, 3, 0, 8 * US, 2 * US, 60 * US);
+	site = golden__add_site(k, -1, "evil\x1b[31m\"\\", NULL, 0);
+	site_fill(site, 1, 1, 0, 5 * US, 1 * US, 9 * US);
+	k->cpus[0].works = 300 * (__u64)scale + 5;
+	golden__hist_fill(&k->cpus[0].dispatch_ns, 12 * US, 240, 300 * scale + 5);
+	golden__hist_fill(&k->cpus[0].run_ns, 3 * US, 30, 300 * scale + 5);
+	k->cpus[1].works = 5;
+	k->cpus[1].self_works = 3;
+	golden__hist_fill(&k->cpus[1].dispatch_ns, 25 * US, 500, 5);
+	golden__hist_fill(&k->cpus[1].run_ns, 800 * US, 8000, 5);
+	k->fadvise[FADVISE_DONTNEED].calls = 300 * (__u64)scale;
+	k->fadvise[FADVISE_DONTNEED].escalations = 300 * (__u64)scale;
+	golden__hist_fill(&k->fadvise[FADVISE_DONTNEED].latency_ns, 50 * US, 1000, 300 * scale);
+	k->fadvise[1].calls = 1;
+	golden__hist_fill(&k->fadvise[1].latency_ns, 900, 0, 1);
+	k->counters[CNT_STACK_LOST] = 1;
+	k->counters[CNT_WORK_UNSEEN] = 2;
+	return k;
+}
+
 static void make_snapshot(struct snapshot *s, int scale)
 {
-	struct snap_site *site;
-
-	memset(s, 0, sizeof(*s));
-	s->taken_ns = 10000 * MS * (__u64)scale;
-	s->sites = calloc(8, sizeof(*s->sites));
-	s->nr_cpus = 2;
-	s->cpus = calloc(2, sizeof(*s->cpus));
-	site = add_site(s, 1, "drainforce", fadvise_stack, 10);
-	site_fill(site, 300 * scale, 300 * scale, scale, 12 * US, 3 * US, 40 * US);
-	site = add_site(s, 2, "bash", compaction_stack, 10);
-	site_fill(site, 2, 4, 2, 30 * US, 900 * US, 2 * MS);
-	site = add_site(s, 3, "bash", compaction_stack, 9);
-	site_fill(site, 1, 2, 1, 25 * US, 800 * US, 1800 * US);
-	site = add_site(s, 4, "khugepaged", khugepaged_stack, 8);
-	site_fill(site, 3, 3, 0, 8 * US, 2 * US, 60 * US);
-	site = add_site(s, -1, "evil\x1b[31m\"\\", NULL, 0);
-	site_fill(site, 1, 1, 0, 5 * US, 1 * US, 9 * US);
-	s->cpus[0].works = 300 * (__u64)scale + 5;
-	golden__hist_fill(&s->cpus[0].dispatch_ns, 12 * US, 240, 300 * scale + 5);
-	golden__hist_fill(&s->cpus[0].run_ns, 3 * US, 30, 300 * scale + 5);
-	s->cpus[1].works = 5;
-	s->cpus[1].self_works = 3;
-	golden__hist_fill(&s->cpus[1].dispatch_ns, 25 * US, 500, 5);
-	golden__hist_fill(&s->cpus[1].run_ns, 800 * US, 8000, 5);
-	s->fadvise[FADVISE_DONTNEED].calls = 300 * (__u64)scale;
-	s->fadvise[FADVISE_DONTNEED].escalations = 300 * (__u64)scale;
-	golden__hist_fill(&s->fadvise[FADVISE_DONTNEED].latency_ns, 50 * US, 1000, 300 * scale);
-	s->fadvise[1].calls = 1;
-	golden__hist_fill(&s->fadvise[1].latency_ns, 900, 0, 1);
-	s->counters[CNT_STACK_LOST] = 1;
-	s->counters[CNT_WORK_UNSEEN] = 2;
+	golden__read_maps(make_maps(scale), s, 10000 * MS * (__u64)scale);
 }
 
 static const struct model_info info = {
@@ -178,7 +168,7 @@ static void test_report_full_mode(void)
 	struct model m;
 	struct model_info i = info;
 	struct text_opts o = {};
-	struct snap_site *site;
+	struct golden_maps *k = make_maps(1);
 
 	i.mode = "full";
 	i.blind_spots = NULL;
@@ -187,16 +177,8 @@ static void test_report_full_mode(void)
 	i.has_ipi = true;
 	i.has_local = true;
 	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
-	make_snapshot(&s, 1);
-	site = &s.sites[0];
-	site->stats.drains += 20; /* 20 piggybacked: no work queued */
-	site->stats.empty_drains = 20;
-	site->stats.ipis = 290;
-	golden__hist_fill(&site->stats.lock_ns, 2 * US, 100, 300);
-	golden__hist_fill(&site->stats.local_ns, 700, 10, 8000);
-	site = &s.sites[1];
-	site->stats.forced_drains = 2;
-	s.cpus[0].ipis = 290;
+	golden__add_full_mode(k);
+	golden__read_maps(k, &s, 10000 * MS);
 	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
 	CHECK(m.local_drains == 8000);
 	check_golden("report-full.txt", &m, &o);
@@ -226,23 +208,25 @@ static void test_report_empty(void)
 static void test_rows_sorted(void)
 {
 	enum { N = 257 };
-	struct snapshot s = {.taken_ns = 1000 * MS};
+	struct site_stats *site = malloc(sizeof(*site));
+	struct snapshot s = {};
 	struct model_info i = info;
 	struct model m;
 	int k, sorted = 1, whole = 1;
 
-	s.sites = calloc(N, sizeof(*s.sites));
-	s.nr_sites = s.sites_cap = N;
-	CHECK(s.sites != NULL);
+	CHECK(site != NULL);
+	snapshot__reset(&s, 1000 * MS);
 	for (k = 0; k < N; k++) {
-		struct snap_site *site = &s.sites[k];
 		int rank = (k * 101) % N; /* 101 and 257 are coprime: every rank once */
 
+		memset(site, 0, sizeof(*site));
 		site->key.stack_id = k;
 		snprintf(site->key.comm, sizeof(site->key.comm), "c%d", rank);
-		site->stats.drains = (__u64)rank + 1;
-		golden__hist_fill(&site->stats.wait_ns, (__u64)(rank + 1) * US, 0, rank + 1);
+		site->drains = (__u64)rank + 1;
+		golden__hist_fill(&site->wait_ns, (__u64)(rank + 1) * US, 0, rank + 1);
+		CHECK(snapshot__add_site(&s, site, NULL, 0) == 0);
 	}
+	free(site);
 	CHECK(snapshot__sort_sites(&s) == 0);
 	CHECK(model__build(&s, NULL, 0, NULL, &i, &m) == 0);
 	CHECK(m.nr_sites == N);

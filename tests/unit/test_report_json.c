@@ -54,48 +54,45 @@ static const struct site_spec specs[] = {
     {-1, "evil\x1b\"\\\n\xff\xc3\xa9", NULL, 0, 1, 1, 0, 5 * US, 1 * US, 9 * US},
 };
 
-static void make_snapshot(struct snapshot *s)
+static struct golden_maps *make_maps(void)
 {
 	const int nr = (int)(sizeof(specs) / sizeof(specs[0]));
+	struct golden_maps *k = calloc(1, sizeof(*k));
 	int i;
 
-	memset(s, 0, sizeof(*s));
-	s->taken_ns = 10000 * MS;
-	s->sites = calloc((size_t)nr, sizeof(*s->sites));
-	s->cpus = calloc(2, sizeof(*s->cpus));
-	s->nr_sites = nr;
-	s->nr_cpus = 2;
+	CHECK(k != NULL);
 	for (i = 0; i < nr; i++) {
-		struct snap_site *site = &s->sites[i];
 		const struct site_spec *p = &specs[i];
+		struct site_stats *site =
+		    golden__add_site(k, p->stack_id, p->comm, p->ips, p->nr_ips);
 
-		site->key.stack_id = p->stack_id;
-		memcpy(site->key.comm, p->comm, strnlen(p->comm, sizeof(site->key.comm)));
-		if (p->nr_ips)
-			memcpy(site->ips, p->ips, sizeof(__u64) * (size_t)p->nr_ips);
-		site->nr_ips = p->nr_ips;
-		site->stats.drains = (__u64)p->drains;
-		site->stats.works = (__u64)p->works;
-		site->stats.self_works = (__u64)p->self;
-		golden__hist_fill(&site->stats.dispatch_ns, p->dispatch, p->dispatch / 50,
-				  p->works);
-		golden__hist_fill(&site->stats.run_ns, p->run, p->run / 100, p->works);
-		golden__hist_fill(&site->stats.wait_ns, p->wait, p->wait / 40, p->drains);
+		site->drains = (__u64)p->drains;
+		site->works = (__u64)p->works;
+		site->self_works = (__u64)p->self;
+		golden__hist_fill(&site->dispatch_ns, p->dispatch, p->dispatch / 50, p->works);
+		golden__hist_fill(&site->run_ns, p->run, p->run / 100, p->works);
+		golden__hist_fill(&site->wait_ns, p->wait, p->wait / 40, p->drains);
 	}
-	s->cpus[0].works = 305;
-	golden__hist_fill(&s->cpus[0].dispatch_ns, 12 * US, 240, 305);
-	golden__hist_fill(&s->cpus[0].run_ns, 3 * US, 30, 305);
-	s->cpus[1].works = 5;
-	s->cpus[1].self_works = 3;
-	golden__hist_fill(&s->cpus[1].dispatch_ns, 25 * US, 500, 5);
-	golden__hist_fill(&s->cpus[1].run_ns, 800 * US, 8000, 5);
-	s->fadvise[FADVISE_DONTNEED].calls = 300;
-	s->fadvise[FADVISE_DONTNEED].escalations = 300;
-	golden__hist_fill(&s->fadvise[FADVISE_DONTNEED].latency_ns, 50 * US, 1000, 300);
-	s->fadvise[1].calls = 1;
-	golden__hist_fill(&s->fadvise[1].latency_ns, 900, 0, 1);
-	s->counters[CNT_STACK_LOST] = 1;
-	s->counters[CNT_WORK_UNSEEN] = 2;
+	k->cpus[0].works = 305;
+	golden__hist_fill(&k->cpus[0].dispatch_ns, 12 * US, 240, 305);
+	golden__hist_fill(&k->cpus[0].run_ns, 3 * US, 30, 305);
+	k->cpus[1].works = 5;
+	k->cpus[1].self_works = 3;
+	golden__hist_fill(&k->cpus[1].dispatch_ns, 25 * US, 500, 5);
+	golden__hist_fill(&k->cpus[1].run_ns, 800 * US, 8000, 5);
+	k->fadvise[FADVISE_DONTNEED].calls = 300;
+	k->fadvise[FADVISE_DONTNEED].escalations = 300;
+	golden__hist_fill(&k->fadvise[FADVISE_DONTNEED].latency_ns, 50 * US, 1000, 300);
+	k->fadvise[1].calls = 1;
+	golden__hist_fill(&k->fadvise[1].latency_ns, 900, 0, 1);
+	k->counters[CNT_STACK_LOST] = 1;
+	k->counters[CNT_WORK_UNSEEN] = 2;
+	return k;
+}
+
+static void make_snapshot(struct snapshot *s)
+{
+	golden__read_maps(make_maps(), s, 10000 * MS);
 }
 
 static const struct model_info info = {
@@ -165,6 +162,7 @@ static void test_json_full_mode(void)
 	struct snapshot s;
 	struct model m;
 	struct model_info i = info;
+	struct golden_maps *k;
 
 	i.mode = "full";
 	i.blind_spots = NULL;
@@ -174,14 +172,9 @@ static void test_json_full_mode(void)
 	i.has_local = true;
 	i.filter_pid = 4242;
 	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
-	make_snapshot(&s);
-	s.sites[0].stats.drains += 20;
-	s.sites[0].stats.empty_drains = 20;
-	s.sites[0].stats.ipis = 290;
-	golden__hist_fill(&s.sites[0].stats.lock_ns, 2 * US, 100, 300);
-	golden__hist_fill(&s.sites[0].stats.local_ns, 700, 10, 8000);
-	s.sites[1].stats.forced_drains = 2;
-	s.cpus[0].ipis = 290;
+	k = make_maps();
+	golden__add_full_mode(k);
+	golden__read_maps(k, &s, 10000 * MS);
 	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
 	CHECK(m.local_drains == 8000);
 	check_golden("report-full.json", &m);

@@ -31,9 +31,9 @@ static struct model_site *add_row(struct model *m, const char *site, const char 
 	r->drains = (__u64)drains;
 	r->works = (__u64)drains + (__u64)self;
 	r->self_works = (__u64)self;
-	golden__hist_fill(&r->dispatch_ns, dispatch, dispatch / 50, drains + self);
-	golden__hist_fill(&r->run_ns, run, run / 100, drains + self);
-	golden__hist_fill(&r->wait_ns, wait, wait / 40, drains);
+	golden__sparse_fill(&m->arena, &r->dispatch_ns, dispatch, dispatch / 50, drains + self);
+	golden__sparse_fill(&m->arena, &r->run_ns, run, run / 100, drains + self);
+	golden__sparse_fill(&m->arena, &r->wait_ns, wait, wait / 40, drains);
 	return r;
 }
 
@@ -60,13 +60,13 @@ static void make_model(struct model *m, const struct model_info *info)
 	m->cpus = calloc(2, sizeof(*m->cpus));
 	m->nr_cpus = 2;
 	m->cpus[0].works = 305;
-	golden__hist_fill(&m->cpus[0].dispatch_ns, 12 * US, 240, 305);
-	golden__hist_fill(&m->cpus[0].run_ns, 3 * US, 30, 305);
+	golden__sparse_fill(&m->arena, &m->cpus[0].dispatch_ns, 12 * US, 240, 305);
+	golden__sparse_fill(&m->arena, &m->cpus[0].run_ns, 3 * US, 30, 305);
 	m->cpus[1].cpu = 3;
 	m->cpus[1].works = 6;
 	m->cpus[1].self_works = 4;
-	golden__hist_fill(&m->cpus[1].dispatch_ns, 25 * US, 500, 6);
-	golden__hist_fill(&m->cpus[1].run_ns, 800 * US, 8000, 6);
+	golden__sparse_fill(&m->arena, &m->cpus[1].dispatch_ns, 25 * US, 500, 6);
+	golden__sparse_fill(&m->arena, &m->cpus[1].run_ns, 800 * US, 8000, 6);
 	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++)
 		m->fadvise[i].advice = advices[i];
 	m->fadvise[FADVISE_DONTNEED].calls = 300;
@@ -107,19 +107,13 @@ static void check_golden(const char *name, const struct model *m)
 	free(got);
 }
 
-static void model_free(struct model *m)
-{
-	free(m->sites);
-	free(m->cpus);
-}
-
 static void test_prom_tracepoint(void)
 {
 	struct model m;
 
 	make_model(&m, &tracepoint_info);
 	check_golden("report.prom", &m);
-	model_free(&m);
+	model__free(&m);
 }
 
 /* Full mode: lock time, empty and forced drains, local drains, IPIs. */
@@ -139,11 +133,11 @@ static void test_prom_full(void)
 	r->drains += 20;
 	r->empty_drains = 20;
 	r->ipis = 290;
-	golden__hist_fill(&r->lock_ns, 2 * US, 100, 300);
-	golden__hist_fill(&r->local_ns, 700, 10, 8000);
+	golden__sparse_fill(&m.arena, &r->lock_ns, 2 * US, 100, 300);
+	golden__sparse_fill(&m.arena, &r->local_ns, 700, 10, 8000);
 	m.sites[1].forced_drains = 2;
 	check_golden("report-full.prom", &m);
-	model_free(&m);
+	model__free(&m);
 }
 
 /* le="2^k ns" counts exactly the samples below 2^k ns: the edges are bucket edges. */
@@ -157,10 +151,11 @@ static void test_prom_bucket_edges(void)
 	m.info.has_fadvise = false;
 	m.sites = calloc(1, sizeof(*m.sites));
 	add_row(&m, "s", "c", 1, 0, 1, 1, 1);
-	memset(&m.sites[0].wait_ns, 0, sizeof(struct hist));
-	golden__hist_fill(&m.sites[0].wait_ns, 1023, 1, 2);	  /* 1023, 1024 */
-	golden__hist_fill(&m.sites[0].wait_ns, 4095, 1, 2);	  /* 4095, 4096 */
-	golden__hist_fill(&m.sites[0].wait_ns, 1ULL << 40, 0, 1); /* past the last edge */
+	m.sites[0].wait_ns = (struct sparse_hist){};
+	golden__sparse_fill(&m.arena, &m.sites[0].wait_ns, 1023, 1, 2); /* 1023, 1024 */
+	golden__sparse_fill(&m.arena, &m.sites[0].wait_ns, 4095, 1, 2); /* 4095, 4096 */
+	golden__sparse_fill(&m.arena, &m.sites[0].wait_ns, 1ULL << 40, 0,
+			    1); /* past the last edge */
 	got = render(&m, 0);
 	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000001024\"} 1\n"));
 	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000004096\"} 3\n"));
@@ -171,7 +166,7 @@ static void test_prom_bucket_edges(void)
 	CHECK(strstr(got, "drainstat_wait_seconds_sum{site=\"s\"} 1099.511638014\n"));
 	CHECK(!strstr(got, "drainstat_fadvise"));
 	free(got);
-	model_free(&m);
+	model__free(&m);
 }
 
 static void test_prom_escape(void)
@@ -186,7 +181,7 @@ static void test_prom_escape(void)
 	CHECK(strstr(got, "drainstat_drains_total{site=\"a\\\"b\\\\c\\nd?\"} 3\n"));
 	CHECK(strstr(got, "kernel=\"6.1\\\"x\"} 1\n"));
 	free(got);
-	model_free(&m);
+	model__free(&m);
 }
 
 /* Sites merge across comms, then all but the largest total wait fold into "other". */
@@ -211,7 +206,7 @@ static void test_prom_other(void)
 	got = render(&m, 3);
 	CHECK(!strstr(got, "site=\"other\""));
 	free(got);
-	model_free(&m);
+	model__free(&m);
 }
 
 /*
@@ -240,7 +235,7 @@ static void test_prom_sites_keep_their_label(void)
 	got = render(&m, 1);
 	CHECK(strstr(got, "drainstat_drains_total{site=\"sysctl_compaction_handler\"} 54\n"));
 	free(got);
-	model_free(&m);
+	model__free(&m);
 	prom_memory__free(pm);
 }
 
@@ -251,7 +246,7 @@ static void test_prom_sites_keep_their_label(void)
 static void test_prom_series_never_go_down(void)
 {
 	struct prom_memory *pm = prom_memory__new();
-	struct hist *wait;
+	struct sparse_hist *wait;
 	struct model m;
 	char *got;
 
@@ -261,13 +256,13 @@ static void test_prom_series_never_go_down(void)
 	m.sites = calloc(1, sizeof(*m.sites));
 	add_row(&m, "s", "c", 1, 0, 1, 1, 1);
 	wait = &m.sites[0].wait_ns;
-	memset(wait, 0, sizeof(*wait));
-	golden__hist_fill(wait, 2 * US, 0, 1);
+	*wait = (struct sparse_hist){};
+	golden__sparse_fill(&m.arena, wait, 2 * US, 0, 1);
 	got = render_with(&m, 0, pm);
 	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000004096\"} 1\n"));
 	free(got);
-	memset(wait, 0, sizeof(*wait));
-	golden__hist_fill(wait, 100 * US, 0, 1); /* the same drain, its wait revised */
+	*wait = (struct sparse_hist){};
+	golden__sparse_fill(&m.arena, wait, 100 * US, 0, 1); /* the same drain, its wait revised */
 	got = render_with(&m, 0, pm);
 	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000004096\"} 1\n"));
 	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000065536\"} 1\n"));
@@ -275,18 +270,19 @@ static void test_prom_series_never_go_down(void)
 	CHECK(strstr(got, "drainstat_wait_seconds_count{site=\"s\"} 1\n"));
 	CHECK(strstr(got, "drainstat_wait_seconds_sum{site=\"s\"} 0.000100000\n"));
 	free(got);
-	golden__hist_fill(wait, 3 * US, 0, 2); /* two more drains: the truth passes it */
+	golden__sparse_fill(&m.arena, wait, 3 * US, 0,
+			    2); /* two more drains: the truth passes it */
 	got = render_with(&m, 0, pm);
 	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000004096\"} 2\n"));
 	CHECK(strstr(got, "drainstat_wait_seconds_count{site=\"s\"} 3\n"));
 	free(got);
 	/* without one, the revision shows as it is */
-	memset(wait, 0, sizeof(*wait));
-	golden__hist_fill(wait, 100 * US, 0, 1);
+	*wait = (struct sparse_hist){};
+	golden__sparse_fill(&m.arena, wait, 100 * US, 0, 1);
 	got = render(&m, 0);
 	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000004096\"} 0\n"));
 	free(got);
-	model_free(&m);
+	model__free(&m);
 	prom_memory__free(pm);
 }
 
