@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A bump allocator for what lives as long as one snapshot or one model: the
- * buckets of their histograms. Nothing is freed alone; what is allocated never
- * moves; a reset keeps the chunks for the next interval (no fresh pages).
+ * buckets of their histograms, a model's stack frames. Nothing is freed alone;
+ * what is allocated never moves; a reset keeps the chunks for the next
+ * interval (no fresh pages).
  */
 #ifndef ARENA_H
 #define ARENA_H

@@ -46,9 +46,9 @@ __u64 hist__percentile(const struct sparse_hist *h, double p);
 
 /*
  * out = cur - prev (prev may be NULL), its buckets in a: what was recorded
- * between two snapshots. The max of an interval is exact when it set a new overall max,
- * otherwise it is bounded by the highest bucket that received samples.
- * 0 or -ENOMEM.
+ * between two snapshots. The max of an interval is exact when it set a new
+ * overall max, otherwise it is bounded by the highest bucket that received
+ * samples. 0 or -ENOMEM.
  */
 int hist__delta(const struct sparse_hist *cur, const struct sparse_hist *prev, struct arena *a,
 		struct sparse_hist *out);

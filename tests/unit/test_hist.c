@@ -9,11 +9,6 @@
 #include "check.h"
 #include "hist.h"
 
-static void add(struct hist *h, __u64 v)
-{
-	hist__add(h, v);
-}
-
 /* h as user space holds it, its buckets in a. */
 static struct sparse_hist sparse(const struct hist *h, struct arena *a)
 {
@@ -95,7 +90,7 @@ static void test_percentiles_uniform(void)
 	__u64 v;
 
 	for (v = 1; v <= 100000; v++)
-		add(h, v * 1000);
+		hist__add(h, v * 1000);
 	s = sparse(h, &a);
 	CHECK(within(hist__percentile(&s, 0.50), 50000000, 0.07));
 	CHECK(within(hist__percentile(&s, 0.90), 90000000, 0.07));
@@ -114,10 +109,10 @@ static void test_percentiles_skewed(void)
 	int i;
 
 	for (i = 0; i < 90; i++)
-		add(h, 10000);
+		hist__add(h, 10000);
 	for (i = 0; i < 9; i++)
-		add(h, 1000000);
-	add(h, 50000000);
+		hist__add(h, 1000000);
+	hist__add(h, 50000000);
 	s = sparse(h, &a);
 	CHECK(s.nr == 3);
 	CHECK(within(hist__percentile(&s, 0.50), 10000, 0.07));
@@ -135,7 +130,7 @@ static void test_percentile_empty_and_single(void)
 	struct sparse_hist s = sparse(h, &a);
 
 	CHECK(s.nr == 0 && hist__percentile(&s, 0.5) == 0);
-	add(h, 12345);
+	hist__add(h, 12345);
 	s = sparse(h, &a);
 	/* one sample: clamped to the max, which is exact */
 	CHECK(hist__percentile(&s, 0.5) == 12345);
@@ -155,9 +150,9 @@ static void test_read_follows_nonzero(void)
 	struct sparse_hist s;
 	__u32 b1 = hist_bucket(3000), b2 = hist_bucket(1ULL << 37);
 
-	add(h, 3000);
-	add(h, 1ULL << 37);
-	add(h, 70);
+	hist__add(h, 3000);
+	hist__add(h, 1ULL << 37);
+	hist__add(h, 70);
 	h->bucket[hist_bucket(70)] = 0; /* taken back: its bit stays */
 	h->bucket[5] = 9;		/* no bit: not a bucket the kernel wrote */
 	s = sparse(h, &a);
@@ -175,11 +170,11 @@ static void test_delta(void)
 	struct arena a = {};
 	struct sparse_hist p, c, d;
 
-	add(prev, 5000);
-	add(prev, 900000);
+	hist__add(prev, 5000);
+	hist__add(prev, 900000);
 	*cur = *prev;
-	add(cur, 7000);
-	add(cur, 8000);
+	hist__add(cur, 7000);
+	hist__add(cur, 8000);
 	p = sparse(prev, &a);
 	c = sparse(cur, &a);
 	CHECK(hist__delta(&c, &p, &a, &d) == 0);
@@ -188,7 +183,7 @@ static void test_delta(void)
 	CHECK(d.nr == 2 && d.buckets[0].b == hist_bucket(7000));
 	/* the interval did not set a new max: bounded by its top bucket */
 	CHECK(d.max >= 8000 && d.max < 9000);
-	add(cur, 2000000);
+	hist__add(cur, 2000000);
 	c = sparse(cur, &a);
 	CHECK(hist__delta(&c, &p, &a, &d) == 0);
 	CHECK(d.max == 2000000);
@@ -210,11 +205,11 @@ static void test_merge(void)
 	struct arena a = {};
 	struct sparse_hist m = {}, s;
 
-	add(x, 100);
-	add(x, 300);
-	add(y, 300);
-	add(y, 200);
-	add(y, 5);
+	hist__add(x, 100);
+	hist__add(x, 300);
+	hist__add(y, 300);
+	hist__add(y, 200);
+	hist__add(y, 5);
 	s = sparse(x, &a);
 	CHECK(hist__merge(&m, &s, &a) == 0);
 	s = sparse(y, &a);
