@@ -18,8 +18,22 @@ int probe__btf(const char *path);
  */
 int probe__tracefs(const char *dir);
 
-/* 0 if an fentry program attaches to fn, else -errno: cheap, before the real load. */
-int probe__fentry(const char *fn);
+/* What the kernel's BTF says about the hooks drainstat may use. */
+struct btf_facts {
+	int err;	   /* 0, or -errno if the BTF could not be parsed */
+	int drain_all_id;  /* lru_add_drain_all()'s BTF id (fentry needs it), -errno if none */
+	bool ipi_send_cpu; /* the ipi:ipi_send_cpu tracepoint (about 6.4 and later) */
+	bool parsed;	   /* parsed here: the kernel could not look them up */
+};
+
+/*
+ * The kernel looks the names up (a syscall program, 5.14 and later); else the
+ * BTF is parsed here, which costs tens of milliseconds (5 MB, and libbpf parses
+ * it again to load).
+ */
+void probe__btf_facts(struct btf_facts *f);
+/* 0 if an fentry program attaches to BTF id btf_id, else -errno: cheap, before the real load. */
+int probe__fentry(int btf_id);
 /* 0 if the kernel has kprobes (PMU or tracefs kprobe_events), else -ENOENT. */
 int probe__kprobes(const char *tracefs);
 

@@ -5,11 +5,16 @@
 #include <malloc.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
 #include <time.h>
 #include <fcntl.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
 #include <linux/magic.h>
@@ -46,6 +51,7 @@ struct session {
 	char blind_spots[256];
 	__u64 cgroup_id;
 	__u64 setup_syms[SYM_NR]; /* addresses, 0 for none */
+	struct btf_facts btf;
 	char filters[512];
 	struct umaps *umaps; /* -T: the last slow process's mappings */
 	__u32 umaps_pid;
@@ -285,6 +291,53 @@ static int find_setup_symbols(struct session *s)
 	return EXIT_OK;
 }
 
+/*
+ * Parsing the kernel's BTF (libbpf reads it whole, then copies it) takes about
+ * twice its size of heap.
+ */
+static size_t btf_parse_size(void)
+{
+	struct stat st;
+
+	return stat(BTF_PATH, &st) ? 0 : 2 * (size_t)st.st_size + (1 << 20);
+}
+
+/*
+ * Faults in size bytes of heap in one call rather than page by page (a fault
+ * is dear in a virtual machine), and leaves them free for libbpf's BTF parse
+ * that comes next: setup keeps freed memory in the heap (see setup()).
+ */
+static void heap_prefault(size_t size)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t start, end;
+	char *p = size ? malloc(size) : NULL;
+
+	if (!p)
+		return;
+	start = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+	end = ((uintptr_t)p + size) & ~(uintptr_t)(page - 1);
+	if (end > start)
+		madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+	free(p);
+}
+
+/* What the BTF says of the hooks: the kernel looks it up (see probe__btf_facts()). */
+static int check_btf(struct session *s)
+{
+	__u64 start = now_ns();
+
+	probe__btf_facts(&s->btf);
+	if (s->btf.err)
+		return fail(EXIT_NO_BTF, "cannot parse the kernel's BTF (%s): %s", BTF_PATH,
+			    strerror(-s->btf.err));
+	note(s, "BTF %s in %.1f ms: lru_add_drain_all %s, ipi_send_cpu %s",
+	     s->btf.parsed ? "parsed" : "looked up by the kernel", (double)(now_ns() - start) / 1e6,
+	     s->btf.drain_all_id > 0 ? "found" : "missing",
+	     s->btf.ipi_send_cpu ? "found" : "missing");
+	return EXIT_OK;
+}
+
 /* Every symbol, to name the frames of kernel stacks. */
 static int load_symbols(struct session *s)
 {
@@ -381,12 +434,16 @@ static int start_tracer(struct session *s)
 	    .drain_work_fn = s->setup_syms[SYM_WORK_FN],
 	    .drain_fn = s->setup_syms[SYM_DRAIN_ALL_INNER] ? "__lru_add_drain_all" : NULL,
 	    .has_cache_disable = s->setup_syms[SYM_CACHE_DISABLE] != 0,
+	    .drain_all_btf_id = s->btf.drain_all_id,
+	    .has_ipi_send_cpu = s->btf.ipi_send_cpu,
 	    .tracefs = TRACEFS,
 	    .slow_threshold_ns = s->opts->slow_ns,
 	};
 	enum tracer_step step;
-	int err = tracer__start(&topts, &s->tracer, &step);
+	int err;
 
+	heap_prefault(btf_parse_size());
+	err = tracer__start(&topts, &s->tracer, &step);
 	if (!err && s->opts->slow_ns)
 		err = tracer__watch_slow(s->tracer, on_slow_drain, s);
 	if (err)
@@ -448,6 +505,12 @@ static int setup(struct session *s)
 {
 	int code;
 
+	/*
+	 * Setup allocates and frees megabytes (the BTF parses): kept in the heap,
+	 * not mapped and unmapped each time, and given back once attached.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	describe_filters(s->opts, s->filters, sizeof(s->filters));
 	code = check_pid(s->opts->pid);
 	if (code == EXIT_OK)
@@ -457,7 +520,13 @@ static int setup(struct session *s)
 	if (code == EXIT_OK)
 		code = find_setup_symbols(s);
 	if (code == EXIT_OK)
+		code = check_btf(s);
+	if (code == EXIT_OK)
 		code = start_tracer(s);
+	/* the symbol table's growing buffers are better mapped and given back */
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);
+	mallopt(M_TRIM_THRESHOLD, 128 << 10);
+	malloc_trim(0);
 	if (code == EXIT_OK)
 		describe(s);
 	if (code == EXIT_OK)
@@ -606,8 +675,7 @@ int session__run(const struct options *opts)
 		/*
 		 * Every interval frees and allocates megabytes again (the report's
 		 * rows): kept in the heap, not mapped and unmapped each time, they are
-		 * not page-faulted and zeroed anew. Only from here: setup's growing
-		 * buffers (the symbol table) are better mapped and given back.
+		 * not page-faulted and zeroed anew.
 		 */
 		mallopt(M_MMAP_THRESHOLD, 32 << 20);
 		mallopt(M_TRIM_THRESHOLD, 64 << 20);

@@ -139,7 +139,7 @@ static void plan_mode(struct plan *p, struct drainstat_bpf *s, const struct trac
 	add(p, s->progs.drainstat_fadvise_enter, NULL, false, &f->fadvise);
 	add(p, s->progs.drainstat_fadvise_exit, NULL, false, &f->fadvise);
 	/* a tp_btf program on a missing tracepoint would fail the whole load */
-	if (libbpf_find_vmlinux_btf_id("ipi_send_cpu", BPF_TRACE_RAW_TP) > 0)
+	if (o->has_ipi_send_cpu)
 		add(p, s->progs.drainstat_ipi_send_cpu, NULL, false, &f->ipi);
 	if (mode == MODE_FULL)
 		plan_full(p, s, o, f);
@@ -235,6 +235,20 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 	}
 	if (!err && opts->max_stacks)
 		err = bpf_map__set_max_entries(skel->maps.stacks, opts->max_stacks);
+	/*
+	 * Maps a run does not use get their least size: they are allocated at
+	 * load, in locked kernel memory, whether used or not.
+	 */
+	if (!err && !opts->slow_threshold_ns) {
+		err = bpf_map__set_max_entries(skel->maps.slow_targets, 1);
+		if (!err)
+			err = bpf_map__set_max_entries(skel->maps.ustacks, 1);
+		if (!err)
+			err = bpf_map__set_max_entries(skel->maps.slow_events,
+						       (__u32)sysconf(_SC_PAGESIZE));
+	}
+	if (!err && mode == MODE_TRACEPOINT)
+		err = bpf_map__set_max_entries(skel->maps.local_calls, 1);
 	return err;
 }
 
@@ -363,7 +377,7 @@ int tracer__start(const struct tracer_opts *opts, struct tracer **out, enum trac
 	for (mode = first; mode <= last; mode++) {
 		/* auto skips, cheaply, the modes this kernel cannot have */
 		if (opts->mode == MODE_AUTO && mode == MODE_FULL &&
-		    probe__fentry("lru_add_drain_all"))
+		    probe__fentry(opts->drain_all_btf_id))
 			continue;
 		if (opts->mode == MODE_AUTO && mode == MODE_KPROBE && probe__kprobes(opts->tracefs))
 			continue;

@@ -30,6 +30,8 @@ struct tracer_opts {
 	__u64 drain_work_fn;	 /* lru_add_drain_per_cpu's address: marks drain works */
 	const char *drain_fn;	 /* __lru_add_drain_all's symbol if it has one (6.18), else NULL */
 	bool has_cache_disable;	 /* lru_cache_disable() exists (5.13 and later) */
+	int drain_all_btf_id;	 /* lru_add_drain_all()'s BTF id, -errno if none */
+	bool has_ipi_send_cpu;	 /* the ipi:ipi_send_cpu tracepoint exists */
 	const char *tracefs;	 /* where tracefs is mounted */
 	__u64 slow_threshold_ns; /* -T; 0: no slow-drain log */
 };
