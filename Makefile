@@ -99,13 +99,13 @@ BENCH_VM_BINS := $(OUT)/static/drainstat $(OUT)/static/drainforce $(OUT)/static/
 bench: drainstat workloads $(OUT)/bench/empty_loader $(BENCH_VM_BINS)
 	bench/run
 
-$(OUT)/bench/empty_loader: bench/empty_loader.c $(OUT)/bench_empty.skel.h
+$(OUT)/bench/empty_loader: bench/empty_loader.c $(OUT)/bench_empty.skel.h $(OUT)/probe.o
 	mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(OUT)/probe.o $(LDFLAGS) $(LDLIBS)
 
 # Static copies for bench/vm.sh, which prices the fentry and kprobe programs in QEMU.
-$(OUT)/static/empty_loader: bench/empty_loader.c $(OUT)/bench_empty.skel.h | $(OUT)/static
-	$(CC) $(CFLAGS) -static -o $@ $< $(LDLIBS)
+$(OUT)/static/empty_loader: bench/empty_loader.c $(OUT)/bench_empty.skel.h $(OUT)/probe.o | $(OUT)/static
+	$(CC) $(CFLAGS) -static -o $@ $< $(OUT)/probe.o $(LDLIBS)
 
 $(OUT)/static/bpfstats: bench/bpfstats.c | $(OUT)/static
 	$(CC) $(CFLAGS) -static -o $@ $< $(LDLIBS)

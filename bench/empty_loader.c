@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "bench_empty.skel.h"
+#include "probe.h"
 
 enum hook_set { SET_TRACEPOINTS, SET_FULL, SET_KPROBE };
 
@@ -79,6 +80,12 @@ static int load(struct bench_empty_bpf *skel, const struct drain_hook *hooks, en
 	/* a tp_btf program on a missing tracepoint (6.1 has no ipi_send_cpu) fails the load */
 	if (libbpf_find_vmlinux_btf_id("ipi_send_cpu", BPF_TRACE_RAW_TP) <= 0)
 		bpf_program__set_autoload(skel->progs.empty_ipi_send_cpu, false);
+	/* tracepoint/ programs find their event in tracefs, mounted privately if need be */
+	if (probe__tracefs("/sys/kernel/tracing") < 0) {
+		fprintf(stderr, "empty_loader: no tracefs: no fadvise baseline\n");
+		bpf_program__set_autoload(skel->progs.empty_fadvise_enter, false);
+		bpf_program__set_autoload(skel->progs.empty_fadvise_exit, false);
+	}
 	return bench_empty_bpf__load(skel);
 }
 

@@ -34,6 +34,19 @@ int BPF_PROG(empty_ipi_send_cpu, const unsigned int cpu, unsigned long callsite,
 	return 0;
 }
 
+/* tracepoint/ programs, as drainstat's: the syscall tracepoints have no tp_btf form */
+SEC("tracepoint/syscalls/sys_enter_fadvise64")
+int empty_fadvise_enter(void *ctx)
+{
+	return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_fadvise64")
+int empty_fadvise_exit(void *ctx)
+{
+	return 0;
+}
+
 /*
  * The drain hooks, named empty_<x> after drainstat_<x> so that bench/vm.sh can
  * pair them. empty_loader loads one set: fentry where the kernel allows it, the

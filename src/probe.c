@@ -111,7 +111,8 @@ static const struct bpf_insn btf_lookup_insns[] = {
 static int kernel_btf_id(int prog_fd, const char *name, __u32 kind)
 {
 	struct btf_lookup ctx = {.kind = kind};
-	LIBBPF_OPTS(bpf_test_run_opts, run, .ctx_in = &ctx, .ctx_size_in = sizeof(ctx));
+	struct bpf_test_run_opts run = {
+	    .sz = sizeof(run), .ctx_in = &ctx, .ctx_size_in = sizeof(ctx)};
 
 	snprintf(ctx.name, sizeof(ctx.name), "%s", name);
 	if (bpf_prog_test_run_opts(prog_fd, &run))
@@ -122,7 +123,7 @@ static int kernel_btf_id(int prog_fd, const char *name, __u32 kind)
 /* The facts from the kernel's own lookups: no BTF parsed in user space. */
 static int kernel_btf_facts(struct btf_facts *f)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .prog_flags = BPF_F_SLEEPABLE);
+	struct bpf_prog_load_opts opts = {.sz = sizeof(opts), .prog_flags = BPF_F_SLEEPABLE};
 	int fd, ipi, err = 0;
 
 	fd = bpf_prog_load(BPF_PROG_TYPE_SYSCALL, "btf_lookup", "GPL", btf_lookup_insns,
