@@ -882,11 +882,16 @@ int drainstat_fadvise_enter(struct trace_event_raw_sys_enter *ctx)
 SEC("tracepoint/syscalls/sys_exit_fadvise64")
 int drainstat_fadvise_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct fadvise_call *call = bpf_map_lookup_elem(&fadvise_calls, &tid);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct fadvise_call *call;
 	struct fadvise_stats *f;
 	__u32 slot;
 
+	/* as at entry: the filters first, then the map */
+	if (!task_selected(pid_tgid))
+		return 0;
+	call = bpf_map_lookup_elem(&fadvise_calls, &tid);
 	if (!call || !call->start_ns)
 		return 0;
 	slot = call->advice < FADVISE_ADVICE_OTHER ? call->advice : FADVISE_ADVICE_OTHER;

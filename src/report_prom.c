@@ -129,29 +129,39 @@ static void put_seconds(FILE *f, __u64 ns)
 		(unsigned long long)(ns % NS_PER_SEC));
 }
 
-/* The le edge a bucket's samples are counted at first: the first edge past the bucket. */
+/*
+ * The le edge a bucket's samples are counted at first: the first edge past the
+ * bucket, 2^shift ns with shift the smallest of the edges' at or above
+ * log2(the bucket's high end).
+ */
 static int le_index(__u32 b)
 {
 	__u64 high = hist__bucket_high(b);
-	int i = 0;
-	__u32 shift;
+	int log2_high = high > 1 ? 64 - __builtin_clzll(high - 1) : 0;
+	int i;
 
-	for (shift = LE_FIRST_SHIFT; shift <= LE_LAST_SHIFT; shift += LE_STEP, i++)
-		if (high <= 1ULL << shift)
-			return i;
-	return i; /* +Inf */
+	if (log2_high <= LE_FIRST_SHIFT)
+		return 0;
+	i = (log2_high - LE_FIRST_SHIFT + LE_STEP - 1) / LE_STEP;
+	return i < NR_LE - 1 ? i : NR_LE - 1; /* past the last edge: +Inf */
 }
 
-/* into += h, as cumulative le counts. */
+/* into += h, as cumulative le counts: each bucket's samples at its edge, then summed upwards. */
 static void series_add_hist(struct prom_series *into, const struct sparse_hist *h)
 {
+	__u64 at[NR_LE] = {0}, below = 0;
 	__u32 j;
 	int i;
 
-	for (j = 0; j < h->nr; j++)
-		for (i = le_index(h->buckets[j].b); i < NR_LE; i++)
-			into->le[i] += h->buckets[j].n;
 	into->sum_ns += h->sum;
+	if (!h->nr)
+		return;
+	for (j = 0; j < h->nr; j++)
+		at[le_index(h->buckets[j].b)] += h->buckets[j].n;
+	for (i = 0; i < NR_LE; i++) {
+		below += at[i];
+		into->le[i] += below;
+	}
 }
 
 static void series_add(struct prom_series *into, const struct prom_series *s)
