@@ -107,7 +107,11 @@ static const struct bpf_insn btf_lookup_insns[] = {
     {.code = BPF_JMP | BPF_EXIT},
 };
 
-/* name's BTF id in vmlinux, -ENOENT if it has none, another -errno if the run failed. */
+/*
+ * name's BTF id in vmlinux, -ENOENT if it has none, another -errno if the run
+ * failed. The names asked for are vmlinux's: a module's would come with an fd
+ * in the upper half, which the 32-bit retval drops.
+ */
 static int kernel_btf_id(int prog_fd, const char *name, __u32 kind)
 {
 	struct btf_lookup ctx = {.kind = kind};

@@ -506,8 +506,8 @@ static int setup(struct session *s)
 	int code;
 
 	/*
-	 * Setup allocates and frees megabytes (the BTF parses): kept in the heap,
-	 * not mapped and unmapped each time, and given back once attached.
+	 * Setup's megabytes (libbpf's BTF parse, in heap faulted in beforehand)
+	 * stay in the heap, not mapped and unmapped, until given back once attached.
 	 */
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);

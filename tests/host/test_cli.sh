@@ -101,5 +101,19 @@ expect_eq "tracefs unmounted: not mounted for anyone else afterwards" "$(cat "$T
 expect_eq "tracefs unmounted: not left mounted by a SIGKILLed drainstat" \
 	"$(cat "$TMPDIR_TEST/tfs.killed")" 0
 
+# the BTF facts setup needs, looked up by the kernel itself (a syscall
+# program): the same as bpftool reads in the BTF
+"$DRAINSTAT" -v -d 0.1 >/dev/null 2>"$TMPDIR_TEST/btf"
+bpftool btf dump file /sys/kernel/btf/vmlinux >"$TMPDIR_TEST/btf.dump"
+in_btf() { grep -q "$1" "$TMPDIR_TEST/btf.dump" && echo found || echo missing; }
+check "-v: the BTF looked up by the kernel" \
+	grep -q '^drainstat: BTF looked up by the kernel in [0-9.]* ms' "$TMPDIR_TEST/btf"
+expect_eq "-v: lru_add_drain_all as the BTF has it" \
+	"$(sed -n 's/.*: lru_add_drain_all \([a-z]*\),.*/\1/p' "$TMPDIR_TEST/btf")" \
+	"$(in_btf "FUNC 'lru_add_drain_all' ")"
+expect_eq "-v: ipi_send_cpu as the BTF has it" \
+	"$(sed -n 's/.*, ipi_send_cpu \([a-z]*\)$/\1/p' "$TMPDIR_TEST/btf")" \
+	"$(in_btf "TYPEDEF 'btf_trace_ipi_send_cpu' ")"
+
 kill $IDLE
 exit 0
