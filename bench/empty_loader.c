@@ -77,8 +77,11 @@ static int load(struct bench_empty_bpf *skel, const struct drain_hook *hooks, en
 
 	for (i = 0; i < NR_DRAIN_HOOKS; i++)
 		bpf_program__set_autoload(hooks[i].prog, hooks[i].set == set);
+	struct btf_facts btf;
+
 	/* a tp_btf program on a missing tracepoint (6.1 has no ipi_send_cpu) fails the load */
-	if (libbpf_find_vmlinux_btf_id("ipi_send_cpu", BPF_TRACE_RAW_TP) <= 0)
+	probe__btf_facts(&btf);
+	if (!btf.ipi_send_cpu)
 		bpf_program__set_autoload(skel->progs.empty_ipi_send_cpu, false);
 	/* tracepoint/ programs find their event in tracefs, mounted privately if need be */
 	if (probe__tracefs("/sys/kernel/tracing") < 0) {

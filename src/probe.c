@@ -67,6 +67,13 @@ int probe__tracefs(const char *dir)
 	return 1;
 }
 
+/*
+ * The names the facts are about. A tp_btf program attaches through its
+ * tracepoint's btf_trace_ typedef.
+ */
+#define DRAIN_ALL_FN   "lru_add_drain_all"
+#define IPI_TP_TYPEDEF "btf_trace_ipi_send_cpu"
+
 /* A BTF lookup by name that the kernel does: the context of btf_lookup_insns. */
 struct btf_lookup {
 	char name[64]; /* NUL-padded */
@@ -134,8 +141,8 @@ static int kernel_btf_facts(struct btf_facts *f)
 			   sizeof(btf_lookup_insns) / sizeof(btf_lookup_insns[0]), &opts);
 	if (fd < 0)
 		return -errno;
-	f->drain_all_id = kernel_btf_id(fd, "lru_add_drain_all", BTF_KIND_FUNC);
-	ipi = kernel_btf_id(fd, "btf_trace_ipi_send_cpu", BTF_KIND_TYPEDEF);
+	f->drain_all_id = kernel_btf_id(fd, DRAIN_ALL_FN, BTF_KIND_FUNC);
+	ipi = kernel_btf_id(fd, IPI_TP_TYPEDEF, BTF_KIND_TYPEDEF);
 	if ((f->drain_all_id < 0 && f->drain_all_id != -ENOENT) || (ipi < 0 && ipi != -ENOENT))
 		err = -EIO;
 	f->ipi_send_cpu = ipi > 0;
@@ -161,10 +168,8 @@ void probe__btf_facts(struct btf_facts *f)
 		return;
 	}
 	f->err = 0;
-	f->drain_all_id = btf__find_by_name_kind(vmlinux, "lru_add_drain_all", BTF_KIND_FUNC);
-	/* a tp_btf program attaches through the tracepoint's btf_trace_ typedef */
-	f->ipi_send_cpu =
-	    btf__find_by_name_kind(vmlinux, "btf_trace_ipi_send_cpu", BTF_KIND_TYPEDEF) > 0;
+	f->drain_all_id = btf__find_by_name_kind(vmlinux, DRAIN_ALL_FN, BTF_KIND_FUNC);
+	f->ipi_send_cpu = btf__find_by_name_kind(vmlinux, IPI_TP_TYPEDEF, BTF_KIND_TYPEDEF) > 0;
 	btf__free(vmlinux);
 }
 
