@@ -17,23 +17,15 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Set by user space between open and load. */
 /*
- * The work function that marks an LRU drain work, lru_add_drain_per_cpu's
- * address, as a 64-bit immediate: the filter path compares against a constant
- * instead of loading one. User space writes the address over
- * DRAIN_WORK_FN_PLACEHOLDER between open and load (tracer.c). An untyped __ksym
- * would do the same, but libbpf resolves one by reading all of /proc/kallsyms,
- * some 50 ms before anything is attached.
+ * The work function that marks an LRU drain work: lru_add_drain_per_cpu's
+ * address. User space writes it after load and before attach (tracer.c), so
+ * that its scan of /proc/kallsyms runs beside libbpf's load, not before it. An
+ * untyped __ksym would make libbpf read all of /proc/kallsyms before the load.
  */
-static __always_inline __u64 drain_work_fn_imm(void)
-{
-	__u64 fn;
+__u64 drain_work_fn;
 
-	asm volatile("%0 = " DRAIN_WORK_FN_PLACEHOLDER_STR " ll" : "=r"(fn));
-	return fn;
-}
-#define drain_work_fn drain_work_fn_imm()
+/* Set by user space between open and load. */
 /* Filters (-p, -c, --cgroup, -C); any_filter says whether any is set. */
 const volatile __u32 filter_tgid;
 const volatile char filter_comm[DRAINSTAT_COMM_LEN];
@@ -823,7 +815,8 @@ static __always_inline void on_ipi(__u32 cpu)
 
 /*
  * The filter path: every workqueue event on the system comes through here, so
- * it is one load and one compare before returning.
+ * it is two loads (the work's function and drain_work_fn, cache-hot) and one
+ * compare before returning.
  */
 SEC("tp_btf/workqueue_queue_work")
 int BPF_PROG(drainstat_queue_work, int req_cpu, struct pool_workqueue *pwq,

@@ -124,13 +124,6 @@ struct fadvise_stats {
 /* The slow-drain log (-T): one event per drain over the threshold, by ring buffer. */
 #define SLOW_MAX_TARGETS 16
 
-/*
- * The immediate in the BPF programs that user space replaces with the address
- * of lru_add_drain_per_cpu before load (no kernel address looks like it).
- */
-#define DRAIN_WORK_FN_PLACEHOLDER     0x1badd4a1ba5eda7aULL
-#define DRAIN_WORK_FN_PLACEHOLDER_STR "0x1badd4a1ba5eda7a"
-
 struct slow_target {
 	__u32 cpu;
 	__u32 pad;

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <malloc.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,8 +42,17 @@
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t report_requested;
 
-/* What setup needs from kallsyms, found before anything is loaded. */
+/* What setup needs from kallsyms: found beside libbpf's load, before attach. */
 enum setup_symbol { SYM_WORK_FN, SYM_DRAIN_ALL_INNER, SYM_CACHE_DISABLE, SYM_NR };
+
+/* The scan for them, in a thread of its own while the main thread loads. */
+struct symbol_scan {
+	pthread_t thread;
+	bool running;	     /* started and not joined yet */
+	int err;	     /* ksyms__scan()'s */
+	__u64 ns;	     /* how long it took */
+	__u64 addrs[SYM_NR]; /* 0 for none */
+};
 
 struct session {
 	const struct options *opts;
@@ -52,7 +62,8 @@ struct session {
 	struct utsname uts;
 	char blind_spots[256];
 	__u64 cgroup_id;
-	__u64 setup_syms[SYM_NR]; /* addresses, 0 for none */
+	struct symbol_scan scan;
+	int symbols_code; /* the exit code when the symbols are not there */
 	struct btf_facts btf;
 	char filters[512];
 	struct umaps *umaps; /* -T: the last slow process's mappings */
@@ -266,31 +277,78 @@ static int kallsyms_error(int err)
 	return fail(EXIT_NO_KALLSYMS, "cannot read %s: %s", KALLSYMS, strerror(-err));
 }
 
+static const char *const setup_symbol_names[SYM_NR] = {
+    [SYM_WORK_FN] = DRAIN_WORK_FN,
+    [SYM_DRAIN_ALL_INNER] = "__lru_add_drain_all",
+    [SYM_CACHE_DISABLE] = "lru_cache_disable",
+};
+
+static void *scan_symbols(void *arg)
+{
+	struct symbol_scan *scan = arg;
+	__u64 start = now_ns();
+
+	scan->err = ksyms__scan(KALLSYMS, setup_symbol_names, scan->addrs, SYM_NR);
+	scan->ns = now_ns() - start;
+	return NULL;
+}
+
 /*
  * The addresses setup needs, from a scan that stops once they are found: the
- * full symbol table, for stacks, is read after the programs are attached.
- * Without lru_add_drain_per_cpu drain works cannot be told from the others.
+ * full symbol table, for stacks, is read after the programs are attached. The
+ * kernel spends 10-15 ms producing the lines up to them, so the scan runs in a
+ * thread of its own, beside the BTF lookup and libbpf's load, which do not
+ * need them in tracepoint mode (see symbols_ready()). The thread takes no
+ * signals. Without a thread it runs here.
  */
-static int find_setup_symbols(struct session *s)
+static void start_symbol_scan(struct session *s)
 {
-	static const char *const names[SYM_NR] = {
-	    [SYM_WORK_FN] = DRAIN_WORK_FN,
-	    [SYM_DRAIN_ALL_INNER] = "__lru_add_drain_all",
-	    [SYM_CACHE_DISABLE] = "lru_cache_disable",
-	};
-	__u64 start = now_ns();
-	int err = ksyms__scan(KALLSYMS, names, s->setup_syms, SYM_NR);
+	sigset_t all, old;
 
-	if (err)
-		return kallsyms_error(err);
-	if (!s->setup_syms[SYM_WORK_FN])
-		return fail(EXIT_NO_SYMBOL,
-			    "this kernel has no %s in %s: cannot tell LRU drain "
-			    "works from other work items",
-			    DRAIN_WORK_FN, KALLSYMS);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	s->scan.running = !pthread_create(&s->scan.thread, NULL, scan_symbols, &s->scan);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!s->scan.running)
+		scan_symbols(&s->scan);
+}
+
+static void join_symbol_scan(struct session *s)
+{
+	if (s->scan.running)
+		pthread_join(s->scan.thread, NULL);
+	s->scan.running = false;
+}
+
+/*
+ * The tracer's tracer_opts.symbols: waits for the scan. Without
+ * lru_add_drain_per_cpu drain works cannot be told from the others.
+ */
+static int symbols_ready(void *arg, struct tracer_symbols *syms)
+{
+	struct session *s = arg;
+	const __u64 *addrs = s->scan.addrs;
+
+	join_symbol_scan(s);
+	if (s->scan.err) {
+		s->symbols_code = kallsyms_error(s->scan.err);
+		return s->scan.err;
+	}
+	if (!addrs[SYM_WORK_FN]) {
+		s->symbols_code = fail(EXIT_NO_SYMBOL,
+				       "this kernel has no %s in %s: cannot tell LRU drain "
+				       "works from other work items",
+				       DRAIN_WORK_FN, KALLSYMS);
+		return -ENOENT;
+	}
 	note(s, "%s at 0x%llx, found in %.1f ms", DRAIN_WORK_FN,
-	     (unsigned long long)s->setup_syms[SYM_WORK_FN], (double)(now_ns() - start) / 1e6);
-	return EXIT_OK;
+	     (unsigned long long)addrs[SYM_WORK_FN], (double)s->scan.ns / 1e6);
+	*syms = (struct tracer_symbols){
+	    .drain_work_fn = addrs[SYM_WORK_FN],
+	    .drain_fn = addrs[SYM_DRAIN_ALL_INNER] ? "__lru_add_drain_all" : NULL,
+	    .has_cache_disable = addrs[SYM_CACHE_DISABLE] != 0,
+	};
+	return 0;
 }
 
 /*
@@ -476,9 +534,8 @@ static int start_tracer(struct session *s)
 	    .max_sites = s->opts->max_sites,
 	    .max_stacks = s->opts->max_stacks,
 	    .mode = s->opts->mode,
-	    .drain_work_fn = s->setup_syms[SYM_WORK_FN],
-	    .drain_fn = s->setup_syms[SYM_DRAIN_ALL_INNER] ? "__lru_add_drain_all" : NULL,
-	    .has_cache_disable = s->setup_syms[SYM_CACHE_DISABLE] != 0,
+	    .symbols = symbols_ready,
+	    .symbols_arg = s,
 	    .drain_all_btf_id = s->btf.drain_all_id,
 	    .has_ipi_send_cpu = s->btf.ipi_send_cpu,
 	    .tracefs = TRACEFS,
@@ -491,6 +548,8 @@ static int start_tracer(struct session *s)
 	note(s, "%.1f MB of heap faulted in for libbpf's load, on %s", (double)heap / (1 << 20),
 	     heap_prefault(heap) ? "huge pages" : "base pages");
 	err = tracer__start(&topts, &s->tracer, &step);
+	if (err && step == TRACER_SYMBOLS)
+		return s->symbols_code;
 	if (!err && s->opts->slow_ns)
 		err = tracer__watch_slow(s->tracer, on_slow_drain, s);
 	if (err)
@@ -564,12 +623,14 @@ static int setup(struct session *s)
 		code = check_cgroup(s);
 	if (code == EXIT_OK)
 		code = check_kernel(s);
+	/* after check_kernel(): its tracefs mount needs a process of one thread */
 	if (code == EXIT_OK)
-		code = find_setup_symbols(s);
+		start_symbol_scan(s);
 	if (code == EXIT_OK)
 		code = check_btf(s);
 	if (code == EXIT_OK)
 		code = start_tracer(s);
+	join_symbol_scan(s);
 	/* the symbol table's growing buffers are better mapped and given back */
 	mallopt(M_MMAP_THRESHOLD, 128 << 10);
 	mallopt(M_TRIM_THRESHOLD, 128 << 10);

@@ -29,6 +29,8 @@ struct tracer {
 	struct known_stack **known_stacks; /* by stack id, NULL until read */
 	__u32 nr_known_stacks;		   /* slots: the stack map's max_entries */
 	struct tracer_features features;
+	struct tracer_symbols syms;
+	bool have_syms;
 	struct bpf_link *links[MAX_LINKS];
 	int nr_links;
 	struct ring_buffer *slow;
@@ -93,7 +95,7 @@ static bool fentry_reaches(const char *fn)
  * It is optional: "static inline" makes it notrace (6.12: not in
  * available_filter_functions, fentry EBUSY, kprobe EINVAL).
  */
-static void plan_full(struct plan *p, struct drainstat_bpf *s, const struct tracer_opts *o,
+static void plan_full(struct plan *p, struct drainstat_bpf *s, const struct tracer_symbols *o,
 		      struct tracer_features *f)
 {
 	add(p, s->progs.drainstat_fentry_drain_all, NULL, false, NULL);
@@ -110,7 +112,7 @@ static void plan_full(struct plan *p, struct drainstat_bpf *s, const struct trac
 	add(p, s->progs.drainstat_fexit_local, NULL, false, &f->local);
 }
 
-static void plan_kprobe(struct plan *p, struct drainstat_bpf *s, const struct tracer_opts *o,
+static void plan_kprobe(struct plan *p, struct drainstat_bpf *s, const struct tracer_symbols *o,
 			struct tracer_features *f)
 {
 	add(p, s->progs.drainstat_kprobe_drain_all, "lru_add_drain_all", false, NULL);
@@ -130,7 +132,8 @@ static void plan_kprobe(struct plan *p, struct drainstat_bpf *s, const struct tr
 
 /* What each mode loads and attaches; everything else stays unloaded. */
 static void plan_mode(struct plan *p, struct drainstat_bpf *s, const struct tracer_opts *o,
-		      enum drain_mode mode, struct tracer_features *f)
+		      const struct tracer_symbols *syms, enum drain_mode mode,
+		      struct tracer_features *f)
 {
 	p->nr = 0;
 	add(p, s->progs.drainstat_queue_work, NULL, false, NULL);
@@ -142,55 +145,14 @@ static void plan_mode(struct plan *p, struct drainstat_bpf *s, const struct trac
 	if (o->has_ipi_send_cpu)
 		add(p, s->progs.drainstat_ipi_send_cpu, NULL, false, &f->ipi);
 	if (mode == MODE_FULL)
-		plan_full(p, s, o, f);
+		plan_full(p, s, syms, f);
 	else if (mode == MODE_KPROBE)
-		plan_kprobe(p, s, o, f);
-}
-
-/* Writes addr over every 64-bit immediate that holds placeholder in prog. */
-static int patch_imm64(struct bpf_program *prog, __u64 placeholder, __u64 addr)
-{
-	size_t i, n = bpf_program__insn_cnt(prog);
-	struct bpf_insn *insns;
-	int err, patched = 0;
-
-	insns = malloc(n * sizeof(*insns));
-	if (!insns)
-		return -ENOMEM;
-	memcpy(insns, bpf_program__insns(prog), n * sizeof(*insns));
-	for (i = 0; i + 1 < n; i++) {
-		if (insns[i].code != (BPF_LD | BPF_DW | BPF_IMM) || insns[i].src_reg ||
-		    (__u32)insns[i].imm != (__u32)placeholder ||
-		    (__u32)insns[i + 1].imm != (__u32)(placeholder >> 32))
-			continue;
-		insns[i].imm = (__s32)(__u32)addr;
-		insns[i + 1].imm = (__s32)(__u32)(addr >> 32);
-		patched++;
-		i++;
-	}
-	err = patched ? bpf_program__set_insns(prog, insns, n) : 0;
-	free(insns);
-	return err;
-}
-
-/* lru_add_drain_per_cpu's address into the programs that will load (drainstat.bpf.c). */
-static int set_drain_work_fn(struct drainstat_bpf *skel, __u64 addr)
-{
-	struct bpf_program *prog;
-	int err = 0;
-
-	bpf_object__for_each_program(prog, skel->obj)
-	{
-		if (bpf_program__autoload(prog))
-			err = patch_imm64(prog, DRAIN_WORK_FN_PLACEHOLDER, addr);
-		if (err)
-			break;
-	}
-	return err;
+		plan_kprobe(p, s, syms, f);
 }
 
 static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
-		     const struct plan *plan, enum drain_mode mode, int nr_cpus)
+		     const struct tracer_symbols *syms, const struct plan *plan,
+		     enum drain_mode mode, int nr_cpus)
 {
 	struct bpf_program *prog;
 	int i, err = 0;
@@ -214,15 +176,13 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 		bpf_program__set_autoload(prog, false);
 	for (i = 0; i < plan->nr && !err; i++)
 		err = bpf_program__set_autoload(plan->hooks[i].prog, true);
-	if (!err && fentry_reaches(opts->drain_fn) && mode == MODE_FULL) {
+	if (!err && mode == MODE_FULL && fentry_reaches(syms->drain_fn)) {
 		err = bpf_program__set_attach_target(skel->progs.drainstat_fentry_drain, 0,
-						     opts->drain_fn);
+						     syms->drain_fn);
 		if (!err)
 			err = bpf_program__set_attach_target(skel->progs.drainstat_fexit_drain, 0,
-							     opts->drain_fn);
+							     syms->drain_fn);
 	}
-	if (!err)
-		err = set_drain_work_fn(skel, opts->drain_work_fn);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.cpus, (__u32)nr_cpus);
 	if (!err)
@@ -329,25 +289,48 @@ static void detach(struct tracer *t)
 	t->skel = NULL;
 }
 
+/* The symbols, asked for once: setup may still be reading them. */
+static int need_symbols(struct tracer *t, const struct tracer_opts *opts)
+{
+	int err;
+
+	if (t->have_syms)
+		return 0;
+	err = opts->symbols(opts->symbols_arg, &t->syms);
+	t->have_syms = !err;
+	return err;
+}
+
 static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain_mode mode,
 		    enum tracer_step *failed)
 {
+	/* tracepoint mode's hooks do not depend on the symbols: asked for after load */
+	bool late = mode == MODE_TRACEPOINT;
 	struct plan plan;
 	int err;
 
+	*failed = TRACER_SYMBOLS;
+	if (!late && (err = need_symbols(t, opts)))
+		return err;
 	*failed = TRACER_OPEN;
 	memset(&t->features, 0, sizeof(t->features));
 	t->features.mode = mode;
 	t->skel = drainstat_bpf__open();
 	if (!t->skel)
 		return -errno;
-	plan_mode(&plan, t->skel, opts, mode, &t->features);
-	err = configure(t->skel, opts, &plan, mode, t->nr_cpus);
+	plan_mode(&plan, t->skel, opts, &t->syms, mode, &t->features);
+	err = configure(t->skel, opts, &t->syms, &plan, mode, t->nr_cpus);
 	if (!err) {
 		*failed = TRACER_LOAD;
 		err = drainstat_bpf__load(t->skel);
 	}
+	if (!err && late) {
+		*failed = TRACER_SYMBOLS;
+		err = need_symbols(t, opts);
+	}
 	if (!err) {
+		/* no program runs before it is attached: none sees the address unset */
+		t->skel->bss->drain_work_fn = t->syms.drain_work_fn;
 		*failed = TRACER_ATTACH;
 		err = attach(t, &plan);
 	}
@@ -386,6 +369,8 @@ int tracer__start(const struct tracer_opts *opts, struct tracer **out, enum trac
 			*out = t;
 			return 0;
 		}
+		if (*failed == TRACER_SYMBOLS)
+			break;
 	}
 fail:
 	free(t);

@@ -19,6 +19,16 @@ enum drain_mode {
 	MODE_TRACEPOINT, /* the workqueue tracepoints only */
 };
 
+/*
+ * The kernel symbols the programs need. Setup may still be reading them when
+ * the tracer starts (tracer_opts.symbols).
+ */
+struct tracer_symbols {
+	__u64 drain_work_fn;	/* lru_add_drain_per_cpu's address: marks drain works */
+	const char *drain_fn;	/* __lru_add_drain_all's symbol if it has one (6.18), else NULL */
+	bool has_cache_disable; /* lru_cache_disable() exists (5.13 and later) */
+};
+
 struct tracer_opts {
 	__u32 filter_tgid;	     /* 0: every process */
 	const char *filter_comm;     /* NULL: every comm */
@@ -27,9 +37,13 @@ struct tracer_opts {
 	__u32 max_sites;	     /* 0: the BPF object's default */
 	__u32 max_stacks;
 	enum drain_mode mode;
-	__u64 drain_work_fn;	 /* lru_add_drain_per_cpu's address: marks drain works */
-	const char *drain_fn;	 /* __lru_add_drain_all's symbol if it has one (6.18), else NULL */
-	bool has_cache_disable;	 /* lru_cache_disable() exists (5.13 and later) */
+	/*
+	 * Fills in the symbols once they are known: 0, or -errno to give up. The
+	 * tracer asks as late as it can: full and kprobe modes before open (their
+	 * hooks depend on the symbols), tracepoint mode after load.
+	 */
+	int (*symbols)(void *arg, struct tracer_symbols *syms);
+	void *symbols_arg;
 	int drain_all_btf_id;	 /* lru_add_drain_all()'s BTF id, -errno if none */
 	bool has_ipi_send_cpu;	 /* the ipi:ipi_send_cpu tracepoint exists */
 	const char *tracefs;	 /* where tracefs is mounted */
@@ -47,6 +61,7 @@ struct tracer_features {
 };
 
 enum tracer_step {
+	TRACER_SYMBOLS, /* tracer_opts.symbols gave up: no other mode is tried */
 	TRACER_OPEN,
 	TRACER_LOAD,
 	TRACER_ATTACH,
