@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Shared by the bench scripts (bench/run, bench/peers, bench/scale; bench/vm.sh in
 # QEMU): processes, waiting, statistics and BPF program lookups. Sourced; sets
-# nothing global.
+# nothing global but NAP_FD (see nap).
 
 die() {
 	echo "bench: $*" >&2
@@ -25,14 +25,33 @@ stop() {
 
 now_ns() { date +%s%N; }
 
+# nap SECONDS: a sleep that starts no process (a read that times out on a pipe
+# nobody writes to), where /dev/fd allows; else sleep(1).
+nap() {
+	if [ -z "${NAP_FD:-}" ]; then
+		exec {NAP_FD}<> <(:) 2>/dev/null || NAP_FD=none
+	fi
+	if [ "$NAP_FD" = none ]; then
+		sleep "$1"
+	else
+		read -r -t "$1" -u "$NAP_FD" _ || :
+	fi
+}
+
 # wait_line FILE PATTERN PID [SECONDS]: until FILE has a line matching PATTERN
-# (10 s at most); fails at once when PID is gone.
+# (an extended regular expression; 10 s at most); fails at once when PID is
+# gone. Builtins only: a grep and a sleep every 10 ms are two processes started
+# each time, and on a 2-CPU guest they would slow the tracer being timed.
 wait_line() {
-	local i
-	for i in $(seq $((${4:-10} * 100))); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
+	local i line
+	for ((i = 0; i < ${4:-10} * 100; i++)); do
+		if [ -f "$1" ]; then
+			while IFS= read -r line; do
+				[[ $line =~ $2 ]] && return 0
+			done <"$1"
+		fi
 		kill -0 "$3" 2>/dev/null || return 1
-		sleep 0.01
+		nap 0.01
 	done
 	return 1
 }
