@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <errno.h>
-#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
 #include <sys/statfs.h>
@@ -215,69 +212,4 @@ int probe__kprobes(const char *tracefs)
 		return 0;
 	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs);
 	return access(path, W_OK) ? -ENOENT : 0;
-}
-
-size_t probe__huge_page_size(const char *path)
-{
-	unsigned long long size = 0;
-	FILE *f = fopen(path, "re");
-
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &size) != 1)
-		size = 0;
-	fclose(f);
-	return (size_t)size;
-}
-
-/* blocks + (n << shift), at most LONG_MAX (the text may hold any number). */
-static long add_blocks(long blocks, unsigned long n, unsigned int shift)
-{
-	unsigned long room = (unsigned long)(LONG_MAX - blocks);
-
-	if (!n)
-		return blocks;
-	if (shift >= sizeof(long) * CHAR_BIT - 1 || n > room >> shift)
-		return LONG_MAX;
-	return blocks + (long)(n << shift);
-}
-
-/*
- * A line is "Node N, zone NAME c0 c1 ... c10": the free blocks of order 0, 1,
- * and so on. The DMA zone (the first 16 MB) is kept back for devices.
- */
-long probe__free_blocks(const char *buddyinfo, unsigned int order)
-{
-	const char *line = buddyinfo;
-	long blocks = 0;
-	int lines = 0;
-
-	while (*line) {
-		const char *end = strchr(line, '\n');
-		char zone[32];
-		int node, used;
-
-		if (!end)
-			end = line + strlen(line);
-		if (sscanf(line, "Node %d, zone %31s%n", &node, zone, &used) != 2)
-			return -EINVAL;
-		lines++;
-		if (strcmp(zone, "DMA")) {
-			const char *p = line + used;
-			unsigned int o;
-
-			for (o = 0; p < end; o++) {
-				char *next;
-				unsigned long n = strtoul(p, &next, 10);
-
-				if (next == p)
-					break;
-				if (o >= order)
-					blocks = add_blocks(blocks, n, o - order);
-				p = next;
-			}
-		}
-		line = *end ? end + 1 : end;
-	}
-	return lines ? blocks : -EINVAL;
 }

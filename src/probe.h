@@ -4,7 +4,6 @@
 #define PROBE_H
 
 #include <stdbool.h>
-#include <stddef.h>
 
 /* 0 if root or holding CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN before 5.8), else -EPERM. */
 int probe__privileges(void);
@@ -37,14 +36,5 @@ void probe__btf_facts(struct btf_facts *f);
 int probe__fentry(int btf_id);
 /* 0 if the kernel has kprobes (PMU or tracefs kprobe_events), else -ENOENT. */
 int probe__kprobes(const char *tracefs);
-
-/* The size of a transparent huge page (a PMD's), 0 if the kernel has none. */
-size_t probe__huge_page_size(const char *path);
-/*
- * From the text of /proc/buddyinfo: how many free blocks of 2^order pages the
- * zones that serve user memory (all but DMA) hold, a larger block counting for
- * as many as it holds; -EINVAL if the text is not buddyinfo.
- */
-long probe__free_blocks(const char *buddyinfo, unsigned int order);
 
 #endif /* PROBE_H */

@@ -31,12 +31,10 @@
 #include "session.h"
 #include "tracer.h"
 
-#define KALLSYMS	"/proc/kallsyms"
-#define BTF_PATH	"/sys/kernel/btf/vmlinux"
-#define TRACEFS		"/sys/kernel/tracing"
-#define BUDDYINFO	"/proc/buddyinfo"
-#define HPAGE_SIZE_PATH "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"
-#define DRAIN_WORK_FN	"lru_add_drain_per_cpu"
+#define KALLSYMS      "/proc/kallsyms"
+#define BTF_PATH      "/sys/kernel/btf/vmlinux"
+#define TRACEFS	      "/sys/kernel/tracing"
+#define DRAIN_WORK_FN "lru_add_drain_per_cpu"
 
 /* Set from the signal handler: which signal asked us to stop; SIGHUP asks for a report. */
 static volatile sig_atomic_t stop_signal;
@@ -363,66 +361,27 @@ static size_t btf_parse_size(void)
 }
 
 /*
- * Whether huge pages of hpage bytes can back size bytes without reclaim or
- * compaction: the buddy allocator has free blocks of that size to spare (twice
- * the number needed). A huge page asked for where there is none free would be
- * made by direct compaction, a stall that is not worth milliseconds saved.
- */
-static bool huge_pages_spare(size_t size, size_t hpage)
-{
-	char text[4096];
-	ssize_t len;
-	unsigned int order = 0;
-	long need, free_blocks;
-	int fd;
-
-	while (order < 20 && ((size_t)sysconf(_SC_PAGESIZE) << order) < hpage)
-		order++;
-	need = (long)(size / hpage) + 1;
-	fd = open(BUDDYINFO, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	len = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (len <= 0)
-		return false;
-	text[len] = '\0';
-	free_blocks = probe__free_blocks(text, order);
-	return free_blocks >= 2 * need;
-}
-
-/*
  * Faults in size bytes of heap in one call rather than page by page (a fault
  * is dear in a virtual machine), and leaves them free for libbpf's BTF parse
- * that comes next: setup keeps freed memory in the heap (see setup()). In a
- * virtual machine a 4 KB page's first touch stays dear even once faulted in
- * (the hypervisor maps it then): on this project's guests libbpf's load takes
- * ~58 ms on 4 KB pages, ~35 ms on huge pages, which are asked for when some
- * are free. The range is then marked no-huge again, so that khugepaged (which
- * drains every CPU's LRU batches before collapsing) never comes for our heap.
- * Returns whether huge pages were asked for.
+ * that comes next: setup keeps freed memory in the heap (see setup()). Not
+ * asked for huge pages, though they would save a third of libbpf's load in a
+ * guest whose 4 KB pages are dear to touch: MADV_HUGEPAGE enlists the process
+ * with khugepaged, which then drains every CPU's LRU batches every 10 s for as
+ * long as drainstat runs, and MADV_COLLAPSE drains them itself.
  */
-static bool heap_prefault(size_t size)
+static void heap_prefault(size_t size)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	size_t hpage = probe__huge_page_size(HPAGE_SIZE_PATH);
 	uintptr_t start, end;
-	bool huge = false;
 	char *p = size ? malloc(size) : NULL;
 
 	if (!p)
-		return false;
+		return;
 	start = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
 	end = ((uintptr_t)p + size) & ~(uintptr_t)(page - 1);
-	if (end > start) {
-		huge = hpage && huge_pages_spare(size, hpage) &&
-		       !madvise((void *)start, end - start, MADV_HUGEPAGE);
+	if (end > start)
 		madvise((void *)start, end - start, MADV_POPULATE_WRITE);
-		if (huge)
-			madvise((void *)start, end - start, MADV_NOHUGEPAGE);
-	}
 	free(p);
-	return huge;
 }
 
 /* What the BTF says of the hooks: the kernel looks it up (see probe__btf_facts()). */
@@ -545,8 +504,8 @@ static int start_tracer(struct session *s)
 	size_t heap = btf_parse_size();
 	int err;
 
-	note(s, "%.1f MB of heap faulted in for libbpf's load, on %s", (double)heap / (1 << 20),
-	     heap_prefault(heap) ? "huge pages" : "base pages");
+	heap_prefault(heap);
+	note(s, "%.1f MB of heap faulted in for libbpf's load", (double)heap / (1 << 20));
 	err = tracer__start(&topts, &s->tracer, &step);
 	if (err && step == TRACER_SYMBOLS)
 		return s->symbols_code;
