@@ -73,12 +73,11 @@ static void drain_hooks(struct bench_empty_bpf *s, struct drain_hook *h)
 /* Loads the tracepoint set and the drain hooks of SET; nothing else. */
 static int load(struct bench_empty_bpf *skel, const struct drain_hook *hooks, enum hook_set set)
 {
+	struct btf_facts btf;
 	int i;
 
 	for (i = 0; i < NR_DRAIN_HOOKS; i++)
 		bpf_program__set_autoload(hooks[i].prog, hooks[i].set == set);
-	struct btf_facts btf;
-
 	/* a tp_btf program on a missing tracepoint (6.1 has no ipi_send_cpu) fails the load */
 	probe__btf_facts(&btf);
 	if (!btf.ipi_send_cpu)

@@ -343,7 +343,7 @@ static int symbols_ready(void *arg, struct tracer_symbols *syms)
 	     (unsigned long long)addrs[SYM_WORK_FN], (double)s->scan.ns / 1e6);
 	*syms = (struct tracer_symbols){
 	    .drain_work_fn = addrs[SYM_WORK_FN],
-	    .drain_fn = addrs[SYM_DRAIN_ALL_INNER] ? "__lru_add_drain_all" : NULL,
+	    .drain_fn = addrs[SYM_DRAIN_ALL_INNER] ? setup_symbol_names[SYM_DRAIN_ALL_INNER] : NULL,
 	    .has_cache_disable = addrs[SYM_CACHE_DISABLE] != 0,
 	};
 	return 0;
