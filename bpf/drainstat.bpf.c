@@ -12,6 +12,7 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "drainstat.h"
 
@@ -45,46 +46,6 @@ const volatile __u32 max_sites = 1024; /* the sites array's size */
  * or when all works are done and this long has passed since the last queue.
  */
 const volatile __u64 join_window_ns = 1000000;
-
-/* The state of the drain a caller thread has open (or had last). */
-struct drain_state {
-	__u64 id_ns; /* entry, or first queue in tracepoint mode: names the drain */
-	__u64 last_queue_ns;
-	__u64 nvcsw;
-	__u64 recorded_wait_ns; /* wait already in the histogram, 0 if none */
-	struct site_key site;
-	__u32 site_slot; /* the site's slot + 1 once it has one: no key lookup after */
-	__u32 pending;	 /* works queued and not ended */
-	__u32 works;
-	__s32 last_target_cpu;
-	__u8 in_call;  /* between entry and exit */
-	__u8 by_entry; /* opened at entry: the exit records the wait */
-	__u8 depth;    /* nested entries: lru_add_drain_all() -> __lru_add_drain_all() */
-	__u8 logged;   /* tracepoint mode, -T: the drain's event is out (once a drain) */
-	/* for the slow-drain log (-T) only */
-	__u32 tgid;
-	__u32 caller_cpu;
-	__s32 ustack_id;
-	__u32 closed; /* tracepoint mode: the wait is recorded (see drain_close()) */
-	__u64 lock_ns;
-	__u64 slowest_work_ns; /* dispatch + run of its slowest work */
-};
-
-/*
- * A queued work, by its target CPU: the work item (lru_add_drain_work) is per
- * CPU, so a CPU has at most one in flight; work says which, 0 when none.
- */
-struct work_state {
-	__u64 work;
-	__u64 queue_ns;
-	__u64 start_ns;
-	__u64 drain_id_ns; /* the drain it belongs to */
-	struct site_key site;
-	__u32 site_slot; /* as its drain's */
-	__u32 caller_tid;
-	__u32 caller_cpu;
-	__u32 pad;
-};
 
 /* A task's posix_fadvise() call; start_ns 0 when none is in flight. */
 struct fadvise_call {
@@ -149,6 +110,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1024); /* resized to the possible CPUs before load */
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct work_state);
 } works SEC(".maps");
@@ -367,8 +329,6 @@ static __always_inline void slow_open(void *ctx, struct drain_state *d, __u32 ti
 {
 	if (!slow_threshold_ns)
 		return;
-	d->tgid = (__u32)(bpf_get_current_pid_tgid() >> 32);
-	d->caller_cpu = bpf_get_smp_processor_id();
 	d->ustack_id = bpf_get_stackid(ctx, &ustacks, BPF_F_USER_STACK);
 	bpf_map_update_elem(&slow_targets, &tid, &zero_targets, BPF_ANY);
 }
@@ -430,11 +390,15 @@ static __always_inline struct drain_state *drain_state_get(__u32 tid)
 	return lookup_or_insert(&drains, &tid, &zero_drain);
 }
 
-/* A new drain in the task's entry d (rewritten in place): its site and start. */
-static __always_inline void drain_reset(void *ctx, struct drain_state *d, __u32 tid, __u64 now)
+/* A new drain in the task's entry d (rewritten in place): its site, start and caller. */
+static __always_inline void drain_reset(void *ctx, struct drain_state *d, __u64 pid_tgid, __u64 now)
 {
+	__u32 tid = (__u32)pid_tgid;
+
 	*d = zero_drain;
 	d->id_ns = now;
+	d->tgid = (__u32)(pid_tgid >> 32);
+	d->caller_cpu = bpf_get_smp_processor_id();
 	d->last_target_cpu = -1;
 	d->site.stack_id = bpf_get_stackid(ctx, &stacks, 0);
 	if (d->site.stack_id < 0)
@@ -443,16 +407,17 @@ static __always_inline void drain_reset(void *ctx, struct drain_state *d, __u32 
 	slow_open(ctx, d, tid);
 }
 
-static __always_inline struct drain_state *drain_open(void *ctx, struct drain_state *d, __u32 tid,
-						      __u64 now)
+static __always_inline struct drain_state *drain_open(void *ctx, struct drain_state *d,
+						      __u64 pid_tgid, __u64 now)
 {
+	__u32 tid = (__u32)pid_tgid;
 	struct site_stats *s;
 
 	if (!d)
 		d = drain_state_get(tid);
 	if (!d)
 		return NULL;
-	drain_reset(ctx, d, tid, now);
+	drain_reset(ctx, d, pid_tgid, now);
 	s = site_stats_keep(&d->site, &d->site_slot);
 	if (s)
 		__sync_fetch_and_add(&s->drains, 1);
@@ -554,7 +519,7 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 	if (d && d->in_call)
 		queue_in_call(d, now);
 	else if (!d || starts_new_drain(d, now, nvcsw, target_cpu))
-		d = drain_open(ctx, d, tid, now);
+		d = drain_open(ctx, d, pid_tgid, now);
 	else
 		drain_join(d);
 	if (!d) {
@@ -714,7 +679,7 @@ static __always_inline void drain_enter(void *ctx, bool forced)
 		d->depth++;
 		return;
 	}
-	drain_reset(ctx, d, tid, bpf_ktime_get_ns());
+	drain_reset(ctx, d, pid_tgid, bpf_ktime_get_ns());
 	d->in_call = 1;
 	d->by_entry = 1;
 	__sync_fetch_and_add(&open_drains, 1);
@@ -1008,5 +973,60 @@ SEC("tp_btf/ipi_send_cpu")
 int BPF_PROG(drainstat_ipi_send_cpu, const unsigned int cpu, unsigned long callsite, void *callback)
 {
 	on_ipi(cpu);
+	return 0;
+}
+
+/*
+ * What runs on a CPU that holds a drain work. User space runs this (a test
+ * run on that CPU: an IPI) only when a report is made and only for CPUs whose
+ * drain work has not started: nothing here runs on the hot paths. The IPI
+ * interrupts whatever runs there, so current is that task.
+ */
+struct running_task running_now; /* read by user space after each run */
+
+/* rt_priority for the real-time policies, nice for the others. */
+static __always_inline __s32 priority_of(const struct task_struct *p, __u32 policy)
+{
+	if (policy == 1 || policy == 2) /* SCHED_FIFO, SCHED_RR */
+		return (__s32)p->rt_priority;
+	return p->static_prio - 120;
+}
+
+/*
+ * Now in the runqueue's clock, that of sched_info.last_arrival: rq->clock,
+ * updated at each tick and switch. Without group scheduling the task has no
+ * path to its runqueue; the time of its last accounting (exec_start, also at
+ * each tick) is that clock too where IRQ and steal time are not accounted.
+ */
+static __always_inline __u64 rq_clock_of(const struct task_struct *p)
+{
+	if (bpf_core_field_exists(p->se.cfs_rq))
+		return BPF_CORE_READ(p, se.cfs_rq, rq, clock);
+	return BPF_CORE_READ(p, se.exec_start);
+}
+
+SEC("raw_tp")
+int drainstat_running(void *ctx)
+{
+	struct task_struct *p = bpf_get_current_task_btf();
+	struct running_task r = {.cpu = bpf_get_smp_processor_id(), .flags = RUNNING_KNOWN};
+	__u64 now, since;
+
+	r.tid = (__u32)p->pid;
+	r.tgid = (__u32)p->tgid;
+	if (!r.tid)
+		r.flags |= RUNNING_IDLE;
+	r.policy = p->policy;
+	r.prio = priority_of(p, r.policy);
+	bpf_probe_read_kernel_str(r.comm, sizeof(r.comm), p->comm);
+	if (bpf_core_field_exists(p->sched_info.last_arrival)) {
+		since = p->sched_info.last_arrival;
+		now = rq_clock_of(p);
+		if (since && since <= now) {
+			r.running_ns = now - since;
+			r.flags |= RUNNING_SINCE;
+		}
+	}
+	running_now = r;
 	return 0;
 }

@@ -145,6 +145,66 @@ struct slow_drain_event {
 	struct slow_target targets[SLOW_MAX_TARGETS];
 };
 
+/*
+ * The state of the drain a caller thread has open (or had last), by tid. User
+ * space reads the drains in flight from it when a report is made.
+ */
+struct drain_state {
+	__u64 id_ns; /* entry, or first queue in tracepoint mode: names the drain */
+	__u64 last_queue_ns;
+	__u64 nvcsw;
+	__u64 recorded_wait_ns; /* wait already in the histogram, 0 if none */
+	struct site_key site;
+	__u32 site_slot; /* the site's slot + 1 once it has one: no key lookup after */
+	__u32 pending;	 /* works queued and not ended */
+	__u32 works;
+	__s32 last_target_cpu;
+	__u8 in_call;  /* between entry and exit */
+	__u8 by_entry; /* opened at entry: the exit records the wait */
+	__u8 depth;    /* nested entries: lru_add_drain_all() -> __lru_add_drain_all() */
+	__u8 logged;   /* tracepoint mode, -T: the drain's event is out (once a drain) */
+	__u32 tgid;
+	__u32 caller_cpu;
+	/* for the slow-drain log (-T) only */
+	__s32 ustack_id;
+	__u32 closed; /* tracepoint mode: the wait is recorded (see drain_close()) */
+	__u64 lock_ns;
+	__u64 slowest_work_ns; /* dispatch + run of its slowest work */
+};
+
+/*
+ * A queued work, by its target CPU: the work item (lru_add_drain_work) is per
+ * CPU, so a CPU has at most one in flight; work says which, 0 when none. User
+ * space reads the array in place when a report is made.
+ */
+struct work_state {
+	__u64 work;
+	__u64 queue_ns;
+	__u64 start_ns;
+	__u64 drain_id_ns; /* the drain it belongs to */
+	struct site_key site;
+	__u32 site_slot; /* as its drain's */
+	__u32 caller_tid;
+	__u32 caller_cpu;
+	__u32 pad;
+};
+
+/* What runs on a CPU now (drainstat_running); flags: RUNNING_*. */
+#define RUNNING_KNOWN 1U /* the runqueue was read: the rest is set */
+#define RUNNING_IDLE  2U /* the CPU's idle task runs */
+#define RUNNING_SINCE 4U /* running_ns is known (CONFIG_SCHED_INFO) */
+
+struct running_task {
+	__u64 running_ns; /* since it was last switched in */
+	__u32 cpu;
+	__u32 flags;
+	__u32 tid;
+	__u32 tgid;
+	__u32 policy; /* SCHED_NORMAL 0, FIFO 1, RR 2, BATCH 3, IDLE 5, DEADLINE 6, EXT 7 */
+	__s32 prio;   /* rt_priority for FIFO and RR, else nice */
+	char comm[DRAINSTAT_COMM_LEN];
+};
+
 /* Counters of events not measured as they should be; every one is shown. */
 enum drainstat_counter {
 	CNT_WORK_MAP_FULL,    /* a queued work could not be tracked */

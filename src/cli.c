@@ -29,7 +29,10 @@ static const char doc[] =
 #define STR_(x) #x
 #define STR(x)	STR_(x)
 
-enum { OPT_PROM = 1000, OPT_PROM_SITES, OPT_CGROUP, OPT_MAX_SITES, OPT_MAX_STACKS };
+enum { OPT_PROM = 1000, OPT_PROM_SITES, OPT_CGROUP, OPT_MAX_SITES, OPT_MAX_STACKS, OPT_STUCK };
+
+/* --stuck's default: a drain takes microseconds; a second in flight is an incident. */
+#define STUCK_DEFAULT_NS 1000000000ULL
 
 static const char args_doc[] = "[INTERVAL [COUNT]]";
 
@@ -47,6 +50,10 @@ static const struct argp_option options[] = {
     {"threshold", 'T', "DURATION", 0,
      "Log each drain slower than DURATION (e.g. 500us, 2ms) as it happens, with its targets "
      "and stacks",
+     0},
+    {"stuck", OPT_STUCK, "DURATION", 0,
+     "A drain in flight this long is stuck (default 1s): reports open with the stuck drains, "
+     "the CPUs holding them and what runs there",
      0},
     {"json", 'j', NULL, 0, "Print each report as one JSON object on one line", 0},
     {"prom", OPT_PROM, "FILE", 0,
@@ -252,6 +259,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			usage_error("invalid -T '%s': expected a duration such as 500us or 2ms",
 				    arg);
 		break;
+	case OPT_STUCK:
+		if (cli__parse_duration(arg, &o->stuck_ns))
+			usage_error("invalid --stuck '%s': expected a duration such as 500ms or 2s",
+				    arg);
+		break;
 	case 'c':
 		if (!*arg || strlen(arg) >= DRAINSTAT_COMM_LEN)
 			usage_error("invalid -c '%s': expected 1 to 15 characters", arg);
@@ -317,9 +329,8 @@ void cli__parse(int argc, char **argv, struct options *opts)
 		argv[0] = (char *)"drainstat";
 	argp_err_exit_status = EXIT_USAGE;
 	opts->prom_sites = 20;
+	opts->stuck_ns = STUCK_DEFAULT_NS;
 	argp_parse(&argp, argc, argv, 0, NULL, opts);
-	if (opts->slow_ns && opts->json)
-		usage_error("%s", "-T prints text events: not with -j");
 	if (opts->prom_path && opts->json)
 		usage_error("%s", "--prom and -j are two different outputs: choose one");
 }

@@ -41,6 +41,7 @@ struct options {
 	__u64 victims[DRAINSTAT_MAX_CPUS / 64]; /* -C: only works to these CPUs */
 	bool json;				/* -j: one JSON object per report */
 	__u64 slow_ns;				/* -T: the slow-drain log's threshold; 0: none */
+	__u64 stuck_ns;				/* --stuck: a drain in flight this long is stuck */
 	const char *prom_path;			/* --prom: Prometheus textfile export, cumulative */
 	__u32 max_sites;			/* --max-sites: 0 = the BPF object's default */
 	__u32 max_stacks;			/* --max-stacks: 0 = the BPF object's default */

@@ -15,7 +15,8 @@
 
 struct ksyms;
 
-#define MODEL_NAME_LEN 128
+#define MODEL_NAME_LEN	 128
+#define MODEL_UFRAME_LEN 256
 
 struct model_stack {
 	__u64 drains;
@@ -59,6 +60,55 @@ struct model_fadvise {
 	struct sparse_hist latency_ns;
 };
 
+/* The task a CPU ran when the report was made (model_work.running). */
+struct model_running {
+	bool known;	  /* the CPU was asked */
+	bool idle;	  /* its idle task: nothing holds it */
+	bool since_known; /* running_ns is known */
+	__u32 tid;
+	__u32 pid;
+	char comm[DRAINSTAT_COMM_LEN];
+	const char *policy; /* "FIFO", "RR", "OTHER", "BATCH", "IDLE", "DEADLINE", "EXT" */
+	__s32 priority;	    /* rt_priority for FIFO and RR, else nice */
+	__u64 running_ns;   /* since it was last switched in */
+};
+
+/* A work of a drain in flight: queued and not ended. */
+struct model_work {
+	int target_cpu;
+	bool started; /* running; else pending */
+	bool self;    /* target_cpu is the caller's */
+	bool isolated;
+	bool nohz_full;
+	__u64 age_ns;		      /* pending: since queued; running: since started */
+	struct model_running running; /* pending works only */
+};
+
+enum drain_phase {
+	PHASE_MUTEX,	 /* entered, no work queued yet: waiting for the drain mutex */
+	PHASE_PENDING,	 /* a work not started */
+	PHASE_RUNNING,	 /* every work started, some not ended */
+	PHASE_RETURNING, /* every work ended, the caller not returned yet */
+};
+
+/* A drain in flight when the report was made. */
+struct model_drain {
+	__u64 id_ns; /* its start: with tid, names the drain */
+	__u32 tid;
+	__u32 pid;
+	int caller_cpu;
+	char comm[DRAINSTAT_COMM_LEN];
+	char site[MODEL_NAME_LEN];
+	struct model_stack stack;
+	__u64 age_ns; /* since its entry, or first queue in tracepoint mode */
+	bool stuck;   /* age_ns at or over the stuck threshold */
+	enum drain_phase phase;
+	__u32 works;		      /* queued so far */
+	__u32 pending_works;	      /* of works: not started */
+	struct model_work *in_flight; /* pending first, in the model's arena */
+	int nr_in_flight;
+};
+
 struct model_info {
 	const char *mode;	 /* "tracepoint" */
 	const char *kernel;	 /* uname -r */
@@ -69,6 +119,7 @@ struct model_info {
 	bool has_ipi;
 	bool has_local;
 	bool cumulative; /* since start rather than since the previous report */
+	__u64 stuck_ns;	 /* --stuck: a drain in flight this long is stuck */
 	__u32 filter_pid;
 	const char *filters; /* the other filters, described; NULL if none */
 };
@@ -86,11 +137,38 @@ struct model {
 	__u64 self_works;
 	__u64 local_drains;
 	__u64 counters[CNT_NR];
-	__u64 lost;	    /* the counters that mean something was not measured */
+	__u64 lost; /* the counters that mean something was not measured */
+	/* drains in flight when the report was made, the oldest first */
+	struct model_drain *in_flight;
+	int nr_in_flight;
+	int nr_stuck;
+	int mutex_waiters;
+	__u64 oldest_in_flight_ns;
 	struct arena arena; /* the buckets of every histogram above, and the stacks' frames */
 };
 
+/* A drain of the -T log as it ended, its frames named (model__slow_drain()). */
+struct model_slow_drain {
+	const struct slow_drain_event *ev;
+	struct model_stack kstack; /* from the first drain function down */
+	int nr_uframes;
+	const char (*uframes)[MODEL_UFRAME_LEN]; /* "posix_fadvise+0x1a (libc.so.6)" */
+	struct arena arena;			 /* the frames */
+};
+
+struct slow_drain;
+struct umaps;
+
+/* d's frames named, kernel ones from ks, user ones from um. 0 or -ENOMEM. */
+int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, const struct umaps *um,
+		      struct model_slow_drain *out);
+void model__slow_drain_free(struct model_slow_drain *sd);
+
 const char *model__counter_name(enum drainstat_counter c);
+/* "waiting for the drain mutex", "works pending", ... */
+const char *model__phase_name(enum drain_phase p);
+/* "waiting_for_mutex", "works_pending", ...: JSON's */
+const char *model__phase_key(enum drain_phase p);
 bool model__counter_is_loss(enum drainstat_counter c);
 
 /* cur - prev (prev may be NULL: everything since start). 0 or -ENOMEM. */

@@ -139,19 +139,26 @@ static void put_dist(struct json *j, const char *key, const struct sparse_hist *
 	json_close(j, '}');
 }
 
+static void put_frames(struct json *j, const struct model_stack *st)
+{
+	int k;
+
+	json_open(j, "frames", '[');
+	for (k = 0; k < st->nr_frames; k++)
+		json_str(j, NULL, st->frames[k], MODEL_NAME_LEN);
+	json_close(j, ']');
+}
+
 /* A lost stack has no frames: "frames":[]. */
 static void put_stacks(struct json *j, const struct model_site *s)
 {
-	int i, k;
+	int i;
 
 	json_open(j, "stacks", '[');
 	for (i = 0; i < s->nr_stacks; i++) {
 		json_open(j, NULL, '{');
 		json_u64(j, "drains", s->stacks[i].drains);
-		json_open(j, "frames", '[');
-		for (k = 0; k < s->stacks[i].nr_frames; k++)
-			json_str(j, NULL, s->stacks[i].frames[k], MODEL_NAME_LEN);
-		json_close(j, ']');
+		put_frames(j, &s->stacks[i]);
 		json_close(j, '}');
 	}
 	json_close(j, ']');
@@ -247,6 +254,85 @@ static void put_counters(struct json *j, const struct model *m)
 	json_close(j, '}');
 }
 
+/* What runs on a pending work's CPU: null where the CPU could not be asked. */
+static void put_running(struct json *j, const struct model_running *r)
+{
+	if (!r->known) {
+		json_cstr(j, "running", NULL);
+		return;
+	}
+	json_open(j, "running", '{');
+	json_bool(j, "idle", r->idle);
+	json_str(j, "comm", r->comm, DRAINSTAT_COMM_LEN);
+	json_u64(j, "pid", r->pid);
+	json_u64(j, "tid", r->tid);
+	json_cstr(j, "policy", r->policy);
+	json_value(j, "priority");
+	fprintf(j->f, "%d", r->priority);
+	if (r->since_known)
+		json_u64(j, "running_ns", r->running_ns);
+	else
+		json_cstr(j, "running_ns", NULL);
+	json_close(j, '}');
+}
+
+static void put_work_in_flight(struct json *j, const struct model_work *w)
+{
+	json_open(j, NULL, '{');
+	json_u64(j, "target_cpu", (__u64)w->target_cpu);
+	json_cstr(j, "state", w->started ? "running" : "pending");
+	json_u64(j, "age_ns", w->age_ns);
+	json_bool(j, "self", w->self);
+	json_bool(j, "isolated", w->isolated);
+	json_bool(j, "nohz_full", w->nohz_full);
+	if (!w->started)
+		put_running(j, &w->running);
+	json_close(j, '}');
+}
+
+/* key: NULL inside an array */
+static void put_drain_in_flight(struct json *j, const char *key, const struct model_drain *md)
+{
+	int i;
+
+	json_open(j, key, '{');
+	json_u64(j, "pid", md->pid);
+	json_u64(j, "tid", md->tid);
+	json_str(j, "comm", md->comm, DRAINSTAT_COMM_LEN);
+	json_str(j, "site", md->site, MODEL_NAME_LEN);
+	json_u64(j, "caller_cpu", (__u64)md->caller_cpu);
+	json_u64(j, "age_ns", md->age_ns);
+	json_bool(j, "stuck", md->stuck);
+	json_cstr(j, "state", model__phase_key(md->phase));
+	json_u64(j, "works", md->works);
+	json_u64(j, "pending_works", md->pending_works);
+	put_frames(j, &md->stack);
+	json_open(j, "works_in_flight", '[');
+	for (i = 0; i < md->nr_in_flight; i++)
+		put_work_in_flight(j, &md->in_flight[i]);
+	json_close(j, ']');
+	json_close(j, '}');
+}
+
+/* mutex_waiters is null where the drain entry is not seen (tracepoint mode). */
+static void put_in_flight(struct json *j, const struct model *m)
+{
+	int i;
+
+	json_u64(j, "stuck_threshold_ns", m->info.stuck_ns);
+	json_u64(j, "drains_in_flight", (__u64)m->nr_in_flight);
+	json_u64(j, "stuck_drains", (__u64)m->nr_stuck);
+	if (m->info.entry_visible)
+		json_u64(j, "mutex_waiters", (__u64)m->mutex_waiters);
+	else
+		json_cstr(j, "mutex_waiters", NULL);
+	json_u64(j, "oldest_drain_in_flight_ns", m->oldest_in_flight_ns);
+	json_open(j, "in_flight", '[');
+	for (i = 0; i < m->nr_in_flight; i++)
+		put_drain_in_flight(j, NULL, &m->in_flight[i]);
+	json_close(j, ']');
+}
+
 static void put_info(struct json *j, const struct model_info *info, const char *version)
 {
 	json_cstr(j, "version", version);
@@ -284,6 +370,61 @@ void report_json__print(FILE *f, const struct model *m, const char *version)
 	put_fadvise(&j, m);
 	json_u64(&j, "lost", m->lost);
 	put_counters(&j, m);
+	put_in_flight(&j, m);
+	json_close(&j, '}');
+	fputc('\n', f);
+}
+
+static void put_slow_target(struct json *j, const struct slow_target *t, __u32 caller_cpu)
+{
+	json_open(j, NULL, '{');
+	json_u64(j, "cpu", t->cpu);
+	json_u64(j, "dispatch_ns", t->dispatch_ns);
+	json_u64(j, "run_ns", t->run_ns);
+	json_bool(j, "self", t->cpu == caller_cpu);
+	json_close(j, '}');
+}
+
+void report_json__slow_drain(FILE *f, const struct model_slow_drain *sd, const char *time)
+{
+	const struct slow_drain_event *e = sd->ev;
+	struct json j = {.f = f};
+	__u32 i;
+	int k;
+
+	json_open(&j, NULL, '{');
+	json_cstr(&j, "event", "slow_drain");
+	json_cstr(&j, "time", time);
+	json_u64(&j, "pid", e->pid);
+	json_u64(&j, "tid", e->tid);
+	json_str(&j, "comm", e->comm, DRAINSTAT_COMM_LEN);
+	json_u64(&j, "caller_cpu", e->caller_cpu);
+	json_u64(&j, "wait_ns", e->wait_ns);
+	json_u64(&j, "lock_ns", e->lock_ns);
+	json_u64(&j, "works", e->nr_targets);
+	json_open(&j, "targets", '[');
+	for (i = 0; i < e->nr_targets && i < SLOW_MAX_TARGETS; i++)
+		put_slow_target(&j, &e->targets[i], e->caller_cpu);
+	json_close(&j, ']');
+	put_frames(&j, &sd->kstack);
+	json_open(&j, "user_frames", '[');
+	for (k = 0; k < sd->nr_uframes; k++)
+		json_str(&j, NULL, sd->uframes[k], MODEL_UFRAME_LEN);
+	json_close(&j, ']');
+	json_close(&j, '}');
+	fputc('\n', f);
+}
+
+void report_json__drain_in_flight(FILE *f, const struct model_drain *md, __u64 threshold_ns,
+				  const char *time)
+{
+	struct json j = {.f = f};
+
+	json_open(&j, NULL, '{');
+	json_cstr(&j, "event", "drain_in_flight");
+	json_cstr(&j, "time", time);
+	json_u64(&j, "threshold_ns", threshold_ns);
+	put_drain_in_flight(&j, "drain", md);
 	json_close(&j, '}');
 	fputc('\n', f);
 }

@@ -15,6 +15,15 @@
 void report_json__print(FILE *f, const struct model *m, const char *version);
 
 /*
+ * -T with -j: a drain as it ended slowly, and a drain in flight past
+ * threshold_ns, each one object on one line with "event" and the time of day
+ * ("2026-12-03T14:02:03.123+0000").
+ */
+void report_json__slow_drain(FILE *f, const struct model_slow_drain *sd, const char *time);
+void report_json__drain_in_flight(FILE *f, const struct model_drain *md, __u64 threshold_ns,
+				  const char *time);
+
+/*
  * Writes the first len bytes of s (fewer if a NUL comes first) as a quoted JSON
  * string (RFC 8259): quote and backslash escaped, control characters (C0 and
  * DEL) as \u00XX, valid UTF-8 copied as is. Comms are raw kernel bytes: a byte

@@ -462,6 +462,90 @@ static void put_counters(FILE *f, const struct model *m, bool loss, const char *
 	}
 }
 
+/* A CPU's pending works: the series of drainstat_pending_works. */
+struct prom_pending {
+	int cpu;
+	__u64 works;
+	__u64 oldest_ns;
+};
+
+static int cmp_pending_cpu(const void *a, const void *b)
+{
+	const struct prom_pending *x = a, *y = b;
+
+	return x->cpu - y->cpu;
+}
+
+/* Pending works by CPU into p (room for every work in flight): how many CPUs. */
+static int pending_by_cpu(const struct model *m, struct prom_pending *p)
+{
+	int i, k, c, n = 0;
+
+	for (i = 0; i < m->nr_in_flight; i++) {
+		for (k = 0; k < m->in_flight[i].nr_in_flight; k++) {
+			const struct model_work *w = &m->in_flight[i].in_flight[k];
+
+			if (w->started)
+				continue;
+			for (c = 0; c < n && p[c].cpu != w->target_cpu; c++)
+				;
+			if (c == n)
+				p[n++] = (struct prom_pending){.cpu = w->target_cpu};
+			p[c].works++;
+			p[c].oldest_ns = w->age_ns > p[c].oldest_ns ? w->age_ns : p[c].oldest_ns;
+		}
+	}
+	qsort(p, (size_t)n, sizeof(*p), cmp_pending_cpu);
+	return n;
+}
+
+static void put_pending(FILE *f, const struct model *m)
+{
+	struct prom_pending *p;
+	int i, k, n = 0;
+
+	for (i = 0; i < m->nr_in_flight; i++)
+		n += m->in_flight[i].nr_in_flight;
+	p = calloc((size_t)n + 1, sizeof(*p));
+	if (!p)
+		return;
+	n = pending_by_cpu(m, p);
+	put_family(
+	    f, "pending_works", "gauge",
+	    "Works of drains in flight queued on a CPU and not started; only CPUs with one.");
+	for (k = 0; k < n; k++)
+		fprintf(f, "drainstat_pending_works{cpu=\"%d\"} %llu\n", p[k].cpu,
+			(unsigned long long)p[k].works);
+	put_family(f, "oldest_pending_work_seconds", "gauge",
+		   "How long the oldest pending work on a CPU has waited to start.");
+	for (k = 0; k < n; k++) {
+		fprintf(f, "drainstat_oldest_pending_work_seconds{cpu=\"%d\"} ", p[k].cpu);
+		put_seconds(f, p[k].oldest_ns);
+		fputc('\n', f);
+	}
+	free(p);
+}
+
+/* The drains in flight when the file was written; mutex waiters where the entry is seen. */
+static void put_in_flight(FILE *f, const struct model *m)
+{
+	put_family(f, "drains_in_flight", "gauge",
+		   "Drains entered (tracepoint mode: with works queued) and not ended.");
+	fprintf(f, "drainstat_drains_in_flight %d\n", m->nr_in_flight);
+	put_family(f, "oldest_drain_in_flight_seconds", "gauge",
+		   "How long the oldest drain in flight has been in flight; 0 when none.");
+	fputs("drainstat_oldest_drain_in_flight_seconds ", f);
+	put_seconds(f, m->oldest_in_flight_ns);
+	fputc('\n', f);
+	if (m->info.entry_visible) {
+		put_family(f, "mutex_waiters", "gauge",
+			   "Tasks in lru_add_drain_all() with no work queued yet: waiting for "
+			   "the drain mutex.");
+		fprintf(f, "drainstat_mutex_waiters %d\n", m->mutex_waiters);
+	}
+	put_pending(f, m);
+}
+
 static void put_info(FILE *f, const struct model_info *info, const char *version)
 {
 	put_family(f, "info", "gauge", "drainstat's version, mode and kernel; always 1.");
@@ -495,6 +579,7 @@ void report_prom__print(FILE *f, const struct model *m, const struct prom_opts *
 	if (m->info.has_fadvise)
 		put_fadvise(f, m);
 	put_victims(f, m);
+	put_in_flight(f, m);
 	put_counters(f, m, true, "lost_events_total",
 		     "Events drainstat could not measure, by reason (a full map, a lost stack).");
 	put_counters(f, m, false, "inexact_events_total",

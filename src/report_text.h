@@ -17,12 +17,10 @@ struct text_opts {
 void report_text__header(FILE *f, const struct model_info *info, const char *version);
 void report_text__print(FILE *f, const struct model *m, const struct text_opts *opts);
 
-struct slow_drain;
-struct ksyms;
-struct umaps;
-
-/* One slow drain of the -T log, as it happens: when, who, each target, the stacks. */
-void report_text__slow_drain(FILE *f, const struct slow_drain *d, const struct ksyms *ks,
-			     const struct umaps *um, const char *stamp);
+/* A drain of the -T log as it ended: when, who, each target, the stacks. */
+void report_text__slow_drain(FILE *f, const struct model_slow_drain *sd, const char *stamp);
+/* -T: a drain still in flight that passed threshold_ns: who, its works, what holds them. */
+void report_text__drain_in_flight(FILE *f, const struct model_drain *md, __u64 threshold_ns,
+				  const char *stamp);
 
 #endif /* REPORT_TEXT_H */

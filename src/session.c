@@ -26,8 +26,7 @@
 #include "model.h"
 #include "probe.h"
 #include "output.h"
-#include "report_text.h"
-#include "umaps.h"
+#include "slowlog.h"
 #include "session.h"
 #include "tracer.h"
 
@@ -64,8 +63,7 @@ struct session {
 	int symbols_code; /* the exit code when the symbols are not there */
 	struct btf_facts btf;
 	char filters[512];
-	struct umaps *umaps; /* -T: the last slow process's mappings */
-	__u32 umaps_pid;
+	struct slowlog *slowlog; /* -T */
 	struct model_info info;
 	struct prom_memory *prom_memory; /* --prom: what the exports before said */
 };
@@ -448,41 +446,6 @@ static const char *step_name(enum tracer_step step)
 	}
 }
 
-/*
- * The mappings of the last process that drained slowly: kept, because its
- * later events may be read after it has exited (and its /proc/PID/maps gone).
- */
-static const struct umaps *maps_of(struct session *s, __u32 pid)
-{
-	struct umaps *um = NULL;
-
-	if (s->umaps && s->umaps_pid == pid)
-		return s->umaps;
-	if (umaps__load((int)pid, NULL, &um))
-		return s->umaps_pid == pid ? s->umaps : NULL;
-	umaps__free(s->umaps);
-	s->umaps = um;
-	s->umaps_pid = pid;
-	return um;
-}
-
-/* -T: each slow drain as it happens, its user frames named from the process's files. */
-static void on_slow_drain(const struct slow_drain *d, void *arg)
-{
-	struct session *s = arg;
-	struct timespec ts;
-	char stamp[32];
-	struct tm tm;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	localtime_r(&ts.tv_sec, &tm);
-	strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
-	snprintf(stamp + strlen(stamp), sizeof(stamp) - strlen(stamp), ".%03ld",
-		 ts.tv_nsec / 1000000);
-	report_text__slow_drain(stdout, d, s->ksyms, maps_of(s, d->ev.pid), stamp);
-	fflush(stdout);
-}
-
 static int start_tracer(struct session *s)
 {
 	struct tracer_opts topts = {
@@ -509,8 +472,6 @@ static int start_tracer(struct session *s)
 	err = tracer__start(&topts, &s->tracer, &step);
 	if (err && step == TRACER_SYMBOLS)
 		return s->symbols_code;
-	if (!err && s->opts->slow_ns)
-		err = tracer__watch_slow(s->tracer, on_slow_drain, s);
 	if (err)
 		return fail(
 		    EXIT_BPF, "cannot %s the BPF programs in %s mode: %s (-vv shows libbpf's log)",
@@ -558,12 +519,27 @@ static void describe(struct session *s)
 	    .has_ipi = f->ipi,
 	    .has_local = f->local,
 	    .cumulative = !s->opts->interval_ns,
+	    .stuck_ns = s->opts->stuck_ns,
 	    .filter_pid = (__u32)s->opts->pid,
 	    .filters = s->filters[0] ? s->filters : NULL,
 	};
 	note(s, "mode %s: drain entry/exit %s, local drains %s, IPIs %s, fadvise %s", s->info.mode,
 	     s->info.entry_visible ? "hooked" : "not hooked", f->local ? "hooked" : "not hooked",
 	     f->ipi ? "counted" : "not counted", f->fadvise ? "traced" : "not traced");
+}
+
+/* -T: slow drains come from the ring buffer, read from here on (none is lost meanwhile). */
+static int start_slowlog(struct session *s)
+{
+	int err;
+
+	if (!s->opts->slow_ns)
+		return EXIT_OK;
+	s->slowlog = slowlog__new(stdout, s->opts->slow_ns, s->opts->json, s->ksyms);
+	err = s->slowlog ? tracer__watch_slow(s->tracer, slowlog__slow_drain, s->slowlog) : -ENOMEM;
+	if (err)
+		return fail(EXIT_RUNTIME, "cannot start the slow-drain log: %s", strerror(-err));
+	return EXIT_OK;
 }
 
 static int setup(struct session *s)
@@ -598,6 +574,8 @@ static int setup(struct session *s)
 		describe(s);
 	if (code == EXIT_OK)
 		code = load_symbols(s);
+	if (code == EXIT_OK)
+		code = start_slowlog(s);
 	return code;
 }
 
@@ -631,6 +609,25 @@ static __u64 interval_of(const struct options *o)
 	return o->prom_path ? PROM_INTERVAL_NS : 0;
 }
 
+#define ISOLATED_PATH  "/sys/devices/system/cpu/isolated"
+#define NOHZ_FULL_PATH "/sys/devices/system/cpu/nohz_full"
+
+/* A kernel CPU list file ("2-3,6\n") into mask; empty, absent or "(null)": none. */
+static void read_cpu_list(const char *path, __u64 *mask)
+{
+	char buf[4096] = "";
+	FILE *f = fopen(path, "re");
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	if (cli__parse_cpulist(buf, mask))
+		memset(mask, 0, DRAINSTAT_MAX_CPUS / 8);
+}
+
 /*
  * One report from a fresh snapshot read into *spare (its buffers reused); the
  * reading becomes *prev and the old *prev the next spare.
@@ -642,6 +639,11 @@ static int report_now(struct session *s, struct snapshot *prev, struct snapshot 
 	int err;
 
 	err = tracer__snapshot(s->tracer, spare);
+	/* isolation can change at run time (cpuset partitions): read when it matters */
+	if (!err && spare->in_flight.nr_works) {
+		read_cpu_list(ISOLATED_PATH, spare->in_flight.isolated);
+		read_cpu_list(NOHZ_FULL_PATH, spare->in_flight.nohz_full);
+	}
 	if (!err)
 		err = report(s, spare, since_prev ? prev : NULL, start_ns);
 	if (err)
@@ -657,20 +659,45 @@ static int report_now(struct session *s, struct snapshot *prev, struct snapshot 
  * yet. SIGHUP reports at once (the interval so far, or the export) and keeps
  * the schedule; it does not count towards COUNT.
  */
+/* -T: the drains in flight past the threshold, logged as they pass it. */
+static int watch_in_flight(struct session *s, struct snapshot *snap)
+{
+	struct model m;
+	int err;
+
+	err = tracer__in_flight(s->tracer, snap, s->opts->slow_ns);
+	if (err || !snap->in_flight.nr_drains)
+		return err;
+	err = model__build(snap, NULL, snap->taken_ns, s->ksyms, &s->info, &m);
+	if (err)
+		return err;
+	slowlog__in_flight(s->slowlog, &m);
+	model__free(&m);
+	return 0;
+}
+
 static int trace_loop(struct session *s)
 {
 	const struct options *o = s->opts;
-	struct snapshot prev = {}, spare = {};
+	struct snapshot prev = {}, spare = {}, watched = {};
 	__u64 interval = interval_of(o), start = now_ns();
 	__u64 end = o->duration_ns ? start + o->duration_ns : ~0ULL;
 	__u64 next = interval ? start + interval : end, reports = 0, due;
+	__u64 watch = s->slowlog ? slowlog__watch_ns(s->slowlog) : 0, next_watch = start + watch;
 	bool scheduled;
 	int err = 0;
 
 	for (;;) {
 		due = next < end ? next : end;
-		sleep_until(due, tracer__slow_fd(s->tracer));
+		sleep_until(watch && next_watch < due ? next_watch : due,
+			    tracer__slow_fd(s->tracer));
 		tracer__consume_slow(s->tracer);
+		if (watch && now_ns() >= next_watch) {
+			err = watch_in_flight(s, &watched);
+			if (err)
+				break;
+			next_watch = now_ns() + watch;
+		}
 		scheduled = stop_signal || now_ns() >= due;
 		if (!scheduled && !report_requested)
 			continue;
@@ -687,6 +714,7 @@ static int trace_loop(struct session *s)
 	}
 	snapshot__free(&prev);
 	snapshot__free(&spare);
+	snapshot__free(&watched);
 	return err;
 }
 
@@ -724,7 +752,7 @@ static void teardown(struct session *s)
 {
 	tracer__free(s->tracer);
 	ksyms__free(s->ksyms);
-	umaps__free(s->umaps);
+	slowlog__free(s->slowlog);
 	prom_memory__free(s->prom_memory);
 }
 

@@ -12,6 +12,8 @@ void snapshot__free(struct snapshot *snap)
 	free(snap->sites);
 	free(snap->by_key);
 	free(snap->cpus);
+	free(snap->in_flight.drains);
+	free(snap->in_flight.works);
 	arena__free(&snap->buckets);
 	memset(snap, 0, sizeof(*snap));
 }
@@ -25,6 +27,59 @@ void snapshot__reset(struct snapshot *snap, __u64 now_ns)
 	memset(snap->fadvise, 0, sizeof(snap->fadvise));
 	memset(snap->counters, 0, sizeof(snap->counters));
 	arena__reset(&snap->buckets);
+	snap->in_flight.read_ns = 0;
+	snap->in_flight.read = false;
+	snap->in_flight.nr_drains = 0;
+	snap->in_flight.nr_works = 0;
+	memset(snap->in_flight.isolated, 0, sizeof(snap->in_flight.isolated));
+	memset(snap->in_flight.nohz_full, 0, sizeof(snap->in_flight.nohz_full));
+}
+
+/* Room for one more of size bytes at *array (n in use, *cap allocated). 0 or -ENOMEM. */
+static int grow(void **array, int n, int *cap, size_t size)
+{
+	int want = *cap ? *cap * 2 : 8;
+	void *p;
+
+	if (n < *cap)
+		return 0;
+	p = realloc(*array, (size_t)want * size);
+	if (!p)
+		return -ENOMEM;
+	*array = p;
+	*cap = want;
+	return 0;
+}
+
+int snapshot__add_drain(struct snapshot *snap, __u32 tid, const struct drain_state *d,
+			const __u64 *ips, int nr_ips)
+{
+	struct snap_in_flight *f = &snap->in_flight;
+	struct snap_drain *sd;
+	int err = grow((void **)&f->drains, f->nr_drains, &f->drains_cap, sizeof(*f->drains));
+
+	if (err)
+		return err;
+	sd = &f->drains[f->nr_drains++];
+	sd->tid = tid;
+	sd->d = *d;
+	sd->nr_ips = nr_ips < 0				  ? 0
+		     : nr_ips > DRAINSTAT_MAX_STACK_DEPTH ? DRAINSTAT_MAX_STACK_DEPTH
+							  : nr_ips;
+	if (sd->nr_ips)
+		memcpy(sd->ips, ips, (size_t)sd->nr_ips * sizeof(*ips));
+	return 0;
+}
+
+int snapshot__add_work(struct snapshot *snap, const struct in_flight_work *w)
+{
+	struct snap_in_flight *f = &snap->in_flight;
+	int err = grow((void **)&f->works, f->nr_works, &f->works_cap, sizeof(*f->works));
+
+	if (err)
+		return err;
+	f->works[f->nr_works++] = *w;
+	return 0;
 }
 
 static int grow_sites(struct snapshot *snap)

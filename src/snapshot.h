@@ -44,6 +44,36 @@ struct snap_fadvise {
 	struct sparse_hist latency_ns;
 };
 
+/* A drain in flight when the snapshot was read, with its caller's stack. */
+struct snap_drain {
+	__u32 tid;
+	struct drain_state d;
+	__u64 ips[DRAINSTAT_MAX_STACK_DEPTH]; /* innermost first */
+	int nr_ips;			      /* 0 when the stack was lost */
+};
+
+/* A work queued and not ended; if not started, what ran on its CPU. */
+struct in_flight_work {
+	__u32 target_cpu;
+	struct work_state ws;
+	struct running_task running; /* flags 0: not read */
+};
+
+/* What was in flight: read after the aggregates, at read_ns. */
+struct snap_in_flight {
+	__u64 read_ns; /* CLOCK_MONOTONIC, the clock of the BPF side's timestamps */
+	bool read;     /* read whole */
+	struct snap_drain *drains;
+	int nr_drains;
+	int drains_cap;
+	struct in_flight_work *works;
+	int nr_works;
+	int works_cap;
+	/* the kernel's CPU lists, read when works are in flight */
+	__u64 isolated[DRAINSTAT_MAX_CPUS / 64];
+	__u64 nohz_full[DRAINSTAT_MAX_CPUS / 64];
+};
+
 struct snapshot {
 	__u64 taken_ns; /* CLOCK_MONOTONIC */
 	struct snap_site *sites;
@@ -57,6 +87,7 @@ struct snapshot {
 	struct snap_fadvise fadvise[FADVISE_ADVICE_SLOTS];
 	__u64 counters[CNT_NR];
 	struct arena buckets; /* of every histogram above */
+	struct snap_in_flight in_flight;
 };
 
 void snapshot__free(struct snapshot *snap);
@@ -68,6 +99,10 @@ int snapshot__add_site(struct snapshot *snap, const struct site_stats *stats, co
 /* The target CPUs 0..nr-1, and an fadvise advice slot. 0 or -ENOMEM. */
 int snapshot__set_cpus(struct snapshot *snap, const struct cpu_stats *cpus, int nr);
 int snapshot__set_fadvise(struct snapshot *snap, int slot, const struct fadvise_stats *f);
+/* A drain or a work in flight, as the BPF iterators gave them. 0 or -ENOMEM. */
+int snapshot__add_drain(struct snapshot *snap, __u32 tid, const struct drain_state *d,
+			const __u64 *ips, int nr_ips);
+int snapshot__add_work(struct snapshot *snap, const struct in_flight_work *w);
 /* Sorts the sites by key, so that snapshot__find_site() takes log n. 0 or -ENOMEM. */
 int snapshot__sort_sites(struct snapshot *snap);
 const struct snap_site *snapshot__find_site(const struct snapshot *snap,

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "drainstat.h" /* before the skeleton: its .bss holds a struct of ours */
 #include "drainstat.skel.h"
 #include "probe.h"
 #include "tracer.h"
@@ -33,6 +34,10 @@ struct tracer {
 	bool have_syms;
 	struct bpf_link *links[MAX_LINKS];
 	int nr_links;
+	const struct work_state *works_area; /* the works array, mmapped read-only */
+	size_t works_area_size;
+	struct drain_state *drains_buf; /* the drains map read into it: keys, then values */
+	__u32 *tids_buf;
 	struct ring_buffer *slow;
 	slow_drain_fn slow_fn;
 	void *slow_arg;
@@ -176,6 +181,8 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 		bpf_program__set_autoload(prog, false);
 	for (i = 0; i < plan->nr && !err; i++)
 		err = bpf_program__set_autoload(plan->hooks[i].prog, true);
+	if (!err)
+		err = bpf_program__set_autoload(skel->progs.drainstat_running, true);
 	if (!err && mode == MODE_FULL && fentry_reaches(syms->drain_fn)) {
 		err = bpf_program__set_attach_target(skel->progs.drainstat_fentry_drain, 0,
 						     syms->drain_fn);
@@ -275,6 +282,22 @@ static int map_sites(struct tracer *t, __u32 used)
 	return 0;
 }
 
+/* The works array, read in place when a report is made. */
+static int map_works(struct tracer *t)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t size = (size_t)t->nr_cpus * sizeof(struct work_state);
+	void *area;
+
+	size = (size + page - 1) / page * page;
+	area = mmap(NULL, size, PROT_READ, MAP_SHARED, bpf_map__fd(t->skel->maps.works), 0);
+	if (area == MAP_FAILED)
+		return -errno;
+	t->works_area = area;
+	t->works_area_size = size;
+	return 0;
+}
+
 static void detach(struct tracer *t)
 {
 	if (t->sites_area)
@@ -285,6 +308,9 @@ static void detach(struct tracer *t)
 	t->slow = NULL;
 	while (t->nr_links > 0)
 		bpf_link__destroy(t->links[--t->nr_links]);
+	if (t->works_area)
+		munmap((void *)t->works_area, t->works_area_size);
+	t->works_area = NULL;
 	drainstat_bpf__destroy(t->skel);
 	t->skel = NULL;
 }
@@ -334,6 +360,8 @@ static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain
 		*failed = TRACER_ATTACH;
 		err = attach(t, &plan);
 	}
+	if (!err)
+		err = map_works(t);
 	if (err)
 		detach(t);
 	return err;
@@ -561,6 +589,106 @@ static int read_counters(const struct tracer *t, struct snapshot *snap)
 	return err;
 }
 
+/*
+ * What runs on cpu now: drainstat_running run there, in an IPI that
+ * interrupts it. flags stays 0 where the run fails (the CPU went offline).
+ */
+static void read_running(struct tracer *t, __u32 cpu, struct running_task *r)
+{
+	struct bpf_test_run_opts opts = {
+	    .sz = sizeof(opts), .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu};
+
+	memset(r, 0, sizeof(*r));
+	r->cpu = cpu;
+	t->skel->bss->running_now.flags = 0;
+	if (!bpf_prog_test_run_opts(bpf_program__fd(t->skel->progs.drainstat_running), &opts) &&
+	    t->skel->bss->running_now.cpu == cpu)
+		*r = t->skel->bss->running_now;
+}
+
+/*
+ * The works queued and not ended, from the array in place; those pending
+ * running_min_ns or longer with what runs on their CPU.
+ */
+static int read_works_in_flight(struct tracer *t, struct snapshot *snap, __u64 running_min_ns)
+{
+	struct in_flight_work w;
+	__u32 cpu;
+	int err = 0;
+
+	for (cpu = 0; cpu < (__u32)t->nr_cpus && !err; cpu++) {
+		const struct work_state *ws = &t->works_area[cpu];
+
+		if (!__atomic_load_n(&ws->work, __ATOMIC_ACQUIRE))
+			continue;
+		memset(&w, 0, sizeof(w));
+		w.ws = *ws;
+		w.target_cpu = cpu;
+		/* it may have ended since: an empty slot is no work */
+		if (!w.ws.work)
+			continue;
+		if (!w.ws.start_ns && snap->taken_ns - w.ws.queue_ns >= running_min_ns)
+			read_running(t, cpu, &w.running);
+		err = snapshot__add_work(snap, &w);
+	}
+	return err;
+}
+
+/*
+ * The drains in flight, from the drains map by batches: read only when the
+ * BPF side counts drains open (open_drains) or works are in flight.
+ */
+static int read_drains_in_flight(struct tracer *t, struct snapshot *snap)
+{
+	const struct bpf_map *map = t->skel->maps.drains;
+	__u32 max = bpf_map__max_entries(map), n, i, batch, *in = NULL, out;
+	__u64 ips[DRAINSTAT_MAX_STACK_DEPTH];
+	struct bpf_map_batch_opts opts = {.sz = sizeof(opts)};
+	int nr_ips, err = 0;
+
+	if (!t->drains_buf) {
+		t->drains_buf = calloc(max, sizeof(*t->drains_buf));
+		t->tids_buf = calloc(max, sizeof(*t->tids_buf));
+		if (!t->drains_buf || !t->tids_buf)
+			return -ENOMEM;
+	}
+	for (n = 0; n < max && !err; n += batch, in = &out) {
+		batch = max - n;
+		err = bpf_map_lookup_batch(bpf_map__fd(map), in, &out, t->tids_buf + n,
+					   t->drains_buf + n, &batch, &opts);
+		if (err == -ENOENT) {
+			n += batch;
+			err = 0;
+			break;
+		}
+	}
+	for (i = 0; i < n && !err; i++) {
+		const struct drain_state *d = &t->drains_buf[i];
+
+		if (!d->in_call && !d->pending)
+			continue;
+		read_stack(t, d->site.stack_id, ips, &nr_ips);
+		err = snapshot__add_drain(snap, t->tids_buf[i], d, ips, nr_ips);
+	}
+	return err;
+}
+
+/* Drains and works in flight: nothing on the hot paths keeps a list of them. */
+static int read_in_flight(struct tracer *t, struct snapshot *snap, __u64 running_min_ns)
+{
+	struct timespec ts;
+	int err;
+
+	err = read_works_in_flight(t, snap, running_min_ns);
+	if (!err && (snap->in_flight.nr_works ||
+		     __atomic_load_n(&t->skel->bss->open_drains, __ATOMIC_RELAXED)))
+		err = read_drains_in_flight(t, snap);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snap->in_flight.read_ns = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+	snap->in_flight.read = !err;
+	return err;
+}
+
 int tracer__snapshot(struct tracer *t, struct snapshot *snap)
 {
 	struct timespec ts;
@@ -576,9 +704,20 @@ int tracer__snapshot(struct tracer *t, struct snapshot *snap)
 		err = read_fadvise(t, snap);
 	if (!err)
 		err = read_counters(t, snap);
+	if (!err)
+		err = read_in_flight(t, snap, 0);
 	if (err)
 		snapshot__free(snap);
 	return err;
+}
+
+int tracer__in_flight(struct tracer *t, struct snapshot *snap, __u64 running_min_ns)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snapshot__reset(snap, (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec);
+	return read_in_flight(t, snap, running_min_ns);
 }
 
 void tracer__free(struct tracer *t)
@@ -592,5 +731,7 @@ void tracer__free(struct tracer *t)
 		free(t->known_stacks[i]);
 	free(t->known_stacks);
 	free(t->cpus_buf);
+	free(t->drains_buf);
+	free(t->tids_buf);
 	free(t);
 }

@@ -85,6 +85,11 @@ int tracer__parse_mode(const char *s, enum drain_mode *mode);
 /* On failure *failed says which step of the last mode tried failed; the result is -errno. */
 int tracer__start(const struct tracer_opts *opts, struct tracer **out, enum tracer_step *failed);
 int tracer__snapshot(struct tracer *t, struct snapshot *snap);
+/*
+ * Only what is in flight, into snap (reset first), with what runs on the CPUs
+ * of works pending running_min_ns or longer: cheap when nothing is.
+ */
+int tracer__in_flight(struct tracer *t, struct snapshot *snap, __u64 running_min_ns);
 /* -T: fn gets each slow drain; the fd polls readable when some are waiting. */
 int tracer__watch_slow(struct tracer *t, slow_drain_fn fn, void *arg);
 int tracer__slow_fd(const struct tracer *t);

@@ -15,7 +15,12 @@ cleanup_test() {
 		kill -KILL "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
-	rm -rf "$TMPDIR_TEST"
+	# DRAINSTAT_KEEP=1: the outputs stay, for a failure to be read
+	if [ -n "${DRAINSTAT_KEEP:-}" ]; then
+		echo "kept $TMPDIR_TEST" >&2
+	else
+		rm -rf "$TMPDIR_TEST"
+	fi
 }
 
 # The ids of the loaded drainstat programs, one per line, sorted.

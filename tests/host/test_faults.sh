@@ -47,6 +47,9 @@ bad_args -c 0123456789abcdef
 for v in 5 0us -1ms 1xs '' ms 1.5.5ms 99999999999999999999s 1e3us nanms; do
 	bad_args -T "$v"
 done
+for v in 5 0s -1ms '' 1.5.5s 99999999999999999999s; do
+	bad_args --stuck "$v"
+done
 for v in 0 -1 1001 x '' 99999999999999999999; do
 	bad_args --prom-sites "$v"
 done
@@ -66,7 +69,6 @@ bad_args -d
 bad_args --prom
 # conflicting options
 bad_args --prom x.prom -j
-bad_args -T 1ms -j
 # hostile values are shown escaped (expect_fail checks there is no raw control byte)
 bad_args -d $'1\e[31m\nx'
 bad_args -c $'0123456789abcde\e'

@@ -90,6 +90,68 @@ static inline void golden__read_maps(struct golden_maps *k, struct snapshot *s, 
 	free(k);
 }
 
+/*
+ * Drains in flight at now_ns, on a 4-CPU machine, read as tracer__snapshot()
+ * reads them: a DONTNEED held for 11.8 s by CPU 3, where a SCHED_FIFO spinner
+ * runs (an isolated, nohz_full CPU); with full, khugepaged waiting 7.9 s for
+ * the drain mutex behind it and a young drain whose only work runs.
+ */
+static inline void golden__add_in_flight(struct snapshot *s, __u64 now_ns, bool full,
+					 const __u64 *ips, int nr_ips)
+{
+	const __u64 held = now_ns - 11800000000ULL;
+	struct drain_state d = {.id_ns = held, .tgid = 812, .caller_cpu = 0, .works = 3};
+	struct in_flight_work w = {.target_cpu = 3};
+
+	d.pending = 1;
+	d.by_entry = d.in_call = full;
+	memcpy(d.site.comm, "sd-dropper", 11);
+	CHECK(snapshot__add_drain(s, 815, &d, ips, nr_ips) == 0);
+	w.ws = (struct work_state){.work = 1,
+				   .queue_ns = held + 4000,
+				   .drain_id_ns = held,
+				   .caller_tid = 815,
+				   .caller_cpu = 0};
+	w.running = (struct running_task){.running_ns = 12000000000ULL,
+					  .cpu = 3,
+					  .flags = RUNNING_KNOWN | RUNNING_SINCE,
+					  .tid = 820,
+					  .tgid = 812,
+					  .policy = 1,
+					  .prio = 50};
+	memcpy(w.running.comm, "sd-spin", 8);
+	CHECK(snapshot__add_work(s, &w) == 0);
+	s->in_flight.isolated[0] = s->in_flight.nohz_full[0] = 1ULL << 3;
+	s->in_flight.read_ns = now_ns;
+	s->in_flight.read = true;
+	if (!full)
+		return;
+	d = (struct drain_state){.id_ns = now_ns - 7900000000ULL,
+				 .tgid = 77,
+				 .caller_cpu = 1,
+				 .in_call = 1,
+				 .by_entry = 1};
+	memcpy(d.site.comm, "khugepaged", 11);
+	CHECK(snapshot__add_drain(s, 77, &d, ips, nr_ips) == 0);
+	d = (struct drain_state){.id_ns = now_ns - 300000,
+				 .tgid = 90,
+				 .caller_cpu = 2,
+				 .in_call = 1,
+				 .by_entry = 1,
+				 .works = 1,
+				 .pending = 1};
+	memcpy(d.site.comm, "mover", 6);
+	CHECK(snapshot__add_drain(s, 91, &d, ips, nr_ips) == 0);
+	w = (struct in_flight_work){.target_cpu = 1};
+	w.ws = (struct work_state){.work = 2,
+				   .queue_ns = now_ns - 250000,
+				   .start_ns = now_ns - 200000,
+				   .drain_id_ns = now_ns - 300000,
+				   .caller_tid = 91,
+				   .caller_cpu = 2};
+	CHECK(snapshot__add_work(s, &w) == 0);
+}
+
 /* The whole file at path, NUL-terminated (free it), or NULL. */
 static inline char *golden__read(const char *path)
 {

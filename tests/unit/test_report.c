@@ -187,6 +187,50 @@ static void test_report_full_mode(void)
 	ksyms__free(ks);
 }
 
+/*
+ * A drain stuck behind a FIFO spinner, a mutex waiter and a young drain: the
+ * report opens with all three (-s: with their stacks); in tracepoint mode,
+ * a drain in flight under the threshold comes at the end.
+ */
+static void test_report_in_flight(void)
+{
+	struct ksyms *ks = NULL;
+	struct snapshot s;
+	struct model m;
+	struct model_info i = info;
+	struct text_opts o = {.stacks = true};
+
+	i.mode = "full";
+	i.blind_spots = NULL;
+	i.wait_is_lower_bound = false;
+	i.entry_visible = true;
+	i.stuck_ns = 1000 * MS;
+	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
+	golden__read_maps(make_maps(1), &s, 10000 * MS);
+	golden__add_in_flight(&s, 20000 * MS, true, fadvise_stack, 10);
+	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
+	CHECK(m.nr_in_flight == 3 && m.nr_stuck == 2 && m.mutex_waiters == 1);
+	CHECK(m.oldest_in_flight_ns == 11800 * MS);
+	CHECK(m.in_flight[0].phase == PHASE_PENDING && m.in_flight[0].pending_works == 1);
+	CHECK(m.in_flight[0].in_flight[0].running.since_known);
+	CHECK_STR(m.in_flight[0].in_flight[0].running.policy, "FIFO");
+	CHECK(m.in_flight[1].phase == PHASE_MUTEX && m.in_flight[2].phase == PHASE_RUNNING);
+	check_golden("report-stuck.txt", &m, &o);
+	model__free(&m);
+	snapshot__free(&s);
+	golden__read_maps(make_maps(1), &s, 10000 * MS);
+	golden__add_in_flight(&s, 20000 * MS, false, fadvise_stack, 10);
+	i = info;
+	i.stuck_ns = 20000 * MS;
+	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
+	CHECK(m.nr_in_flight == 1 && m.nr_stuck == 0 && m.mutex_waiters == 0);
+	o.stacks = false;
+	check_golden("report-in-flight.txt", &m, &o);
+	model__free(&m);
+	snapshot__free(&s);
+	ksyms__free(ks);
+}
+
 static void test_report_empty(void)
 {
 	struct snapshot s = {.taken_ns = 5000 * MS};
@@ -263,6 +307,7 @@ int main(void)
 	RUN(test_report_cumulative);
 	RUN(test_report_interval_and_histograms);
 	RUN(test_report_full_mode);
+	RUN(test_report_in_flight);
 	RUN(test_report_empty);
 	RUN(test_rows_sorted);
 	RUN(test_escape);

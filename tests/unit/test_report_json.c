@@ -173,10 +173,13 @@ static void test_json_full_mode(void)
 	i.filter_pid = 4242;
 	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
 	k = make_maps();
+	i.stuck_ns = 1000 * MS;
 	golden__add_full_mode(k);
 	golden__read_maps(k, &s, 10000 * MS);
+	golden__add_in_flight(&s, 20000 * MS, true, fadvise_stack, 8);
 	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
 	CHECK(m.local_drains == 8000);
+	CHECK(m.nr_in_flight == 3);
 	check_golden("report-full.json", &m);
 	model__free(&m);
 	snapshot__free(&s);

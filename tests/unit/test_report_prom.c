@@ -116,12 +116,31 @@ static void test_prom_tracepoint(void)
 	model__free(&m);
 }
 
-/* Full mode: lock time, empty and forced drains, local drains, IPIs. */
+/*
+ * The drains in flight of golden__add_in_flight(), as model__build() makes
+ * them, lent to m: *held keeps them (and frees them) meanwhile.
+ */
+static void lend_in_flight(struct model *m, struct model *held)
+{
+	struct snapshot s = {};
+
+	snapshot__reset(&s, 20000 * MS);
+	golden__add_in_flight(&s, 20000 * MS, m->info.entry_visible, NULL, 0);
+	CHECK(model__build(&s, NULL, 0, NULL, &m->info, held) == 0);
+	snapshot__free(&s);
+	m->in_flight = held->in_flight;
+	m->nr_in_flight = held->nr_in_flight;
+	m->nr_stuck = held->nr_stuck;
+	m->mutex_waiters = held->mutex_waiters;
+	m->oldest_in_flight_ns = held->oldest_in_flight_ns;
+}
+
+/* Full mode: lock time, empty and forced drains, local drains, IPIs, drains in flight. */
 static void test_prom_full(void)
 {
 	struct model_info i = tracepoint_info;
 	struct model_site *r;
-	struct model m;
+	struct model m, held;
 
 	i.mode = "full";
 	i.wait_is_lower_bound = false;
@@ -136,8 +155,12 @@ static void test_prom_full(void)
 	golden__sparse_fill(&m.arena, &r->lock_ns, 2 * US, 100, 300);
 	golden__sparse_fill(&m.arena, &r->local_ns, 700, 10, 8000);
 	m.sites[1].forced_drains = 2;
+	m.info.stuck_ns = 1000 * MS;
+	lend_in_flight(&m, &held);
 	check_golden("report-full.prom", &m);
+	m.in_flight = NULL;
 	model__free(&m);
+	model__free(&held);
 }
 
 /* le="2^k ns" counts exactly the samples below 2^k ns: the edges are bucket edges. */

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "report_json.h"
+#include "report_text.h"
+#include "slowlog.h"
+#include "tracer.h"
+#include "umaps.h"
+
+/* The drains in flight looked at between reports: between 10 ms and 250 ms apart. */
+#define WATCH_MIN_NS 10000000ULL
+#define WATCH_MAX_NS 250000000ULL
+
+/* A drain in flight already logged: a task has one drain at a time, named by its start. */
+struct logged {
+	__u32 tid;
+	__u64 id_ns;
+};
+
+struct slowlog {
+	FILE *f;
+	__u64 threshold_ns;
+	bool json;
+	const struct ksyms *ks;
+	/* the last slow process's mappings: its later events may come after it exited */
+	struct umaps *umaps;
+	__u32 umaps_pid;
+	struct logged *logged; /* the drains in flight logged, as last seen */
+	int nr_logged;
+	int logged_cap;
+};
+
+struct slowlog *slowlog__new(FILE *f, __u64 threshold_ns, bool json, const struct ksyms *ks)
+{
+	struct slowlog *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->f = f;
+	l->threshold_ns = threshold_ns;
+	l->json = json;
+	l->ks = ks;
+	return l;
+}
+
+void slowlog__free(struct slowlog *l)
+{
+	if (!l)
+		return;
+	umaps__free(l->umaps);
+	free(l->logged);
+	free(l);
+}
+
+__u64 slowlog__watch_ns(const struct slowlog *l)
+{
+	__u64 ns = l->threshold_ns / 2;
+
+	return ns < WATCH_MIN_NS ? WATCH_MIN_NS : ns > WATCH_MAX_NS ? WATCH_MAX_NS : ns;
+}
+
+/* The time of day: "14:02:03.123" for text, ISO 8601 with the date for JSON. */
+static void stamp(char *buf, size_t size, bool json)
+{
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	n = strftime(buf, size, json ? "%Y-%m-%dT%H:%M:%S" : "%H:%M:%S", &tm);
+	n += (size_t)snprintf(buf + n, size - n, ".%03ld", ts.tv_nsec / 1000000);
+	if (json && n < size)
+		strftime(buf + n, size - n, "%z", &tm);
+}
+
+static const struct umaps *maps_of(struct slowlog *l, __u32 pid)
+{
+	struct umaps *um = NULL;
+
+	if (l->umaps && l->umaps_pid == pid)
+		return l->umaps;
+	if (umaps__load((int)pid, NULL, &um))
+		return l->umaps_pid == pid ? l->umaps : NULL;
+	umaps__free(l->umaps);
+	l->umaps = um;
+	l->umaps_pid = pid;
+	return um;
+}
+
+void slowlog__slow_drain(const struct slow_drain *d, void *arg)
+{
+	struct slowlog *l = arg;
+	struct model_slow_drain sd;
+	char time[48];
+
+	if (model__slow_drain(d, l->ks, maps_of(l, d->ev.pid), &sd))
+		return;
+	stamp(time, sizeof(time), l->json);
+	if (l->json)
+		report_json__slow_drain(l->f, &sd, time);
+	else
+		report_text__slow_drain(l->f, &sd, time);
+	fflush(l->f);
+	model__slow_drain_free(&sd);
+}
+
+static bool was_logged(const struct slowlog *l, const struct model_drain *md, __u64 id_ns)
+{
+	int i;
+
+	for (i = 0; i < l->nr_logged; i++)
+		if (l->logged[i].tid == md->tid && l->logged[i].id_ns == id_ns)
+			return true;
+	return false;
+}
+
+/* The drains of m over the threshold, logged now or before: what to remember next time. */
+static int remember(struct slowlog *l, const struct model *m)
+{
+	struct logged *p;
+	int i, n = 0;
+
+	if (m->nr_in_flight > l->logged_cap) {
+		p = realloc(l->logged, (size_t)m->nr_in_flight * sizeof(*p));
+		if (!p)
+			return -1;
+		l->logged = p;
+		l->logged_cap = m->nr_in_flight;
+	}
+	for (i = 0; i < m->nr_in_flight; i++)
+		if (m->in_flight[i].age_ns >= l->threshold_ns)
+			l->logged[n++] =
+			    (struct logged){m->in_flight[i].tid, m->in_flight[i].id_ns};
+	l->nr_logged = n;
+	return 0;
+}
+
+void slowlog__in_flight(struct slowlog *l, const struct model *m)
+{
+	char time[48];
+	int i;
+
+	stamp(time, sizeof(time), l->json);
+	for (i = 0; i < m->nr_in_flight; i++) {
+		const struct model_drain *md = &m->in_flight[i];
+
+		if (md->age_ns < l->threshold_ns || was_logged(l, md, md->id_ns))
+			continue;
+		if (l->json)
+			report_json__drain_in_flight(l->f, md, l->threshold_ns, time);
+		else
+			report_text__drain_in_flight(l->f, md, l->threshold_ns, time);
+	}
+	fflush(l->f);
+	/* without memory, a drain may be logged again: never lost */
+	remember(l, m);
+}

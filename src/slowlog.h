@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The -T log, as things happen: each drain slower than the threshold when it
+ * ends (the BPF side's ring buffer), and each drain still in flight once it
+ * passes the threshold (watched between reports), with its pending CPUs and
+ * what runs there. Text, or one JSON object a line with -j.
+ */
+#ifndef SLOWLOG_H
+#define SLOWLOG_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "model.h"
+
+struct slowlog;
+struct slow_drain;
+struct ksyms;
+
+/* NULL when out of memory. ks names the kernel frames; it must outlive the log. */
+struct slowlog *slowlog__new(FILE *f, __u64 threshold_ns, bool json, const struct ksyms *ks);
+void slowlog__free(struct slowlog *l);
+/* The tracer's slow_drain_fn: arg is the slowlog. */
+void slowlog__slow_drain(const struct slow_drain *d, void *arg);
+/* How often to look at the drains in flight: a fraction of the threshold. */
+__u64 slowlog__watch_ns(const struct slowlog *l);
+/* Logs each drain of m in flight past the threshold, once a drain. */
+void slowlog__in_flight(struct slowlog *l, const struct model *m);
+
+#endif /* SLOWLOG_H */

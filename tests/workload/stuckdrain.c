@@ -1,0 +1,887 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stuckdrain: hold one lru_add_drain_all() for a set time, a workload whose
+ * truth is known.
+ *
+ * A spinner thread pinned to CPU A reads a few uncached pages of FILE; their fresh
+ * order-0 folios sit in CPU A's per-CPU LRU batch, which holds a reference on each.
+ * The spinner then turns SCHED_FIFO and busy-loops for SPIN_MS without a syscall.
+ * A dropper thread pinned to CPU B calls posix_fadvise(DONTNEED) on FILE meanwhile:
+ * its local lru_add_drain() cannot reach CPU A's batch, so the invalidation fails
+ * and generic_fadvise() escalates to lru_add_drain_all(), which queues one
+ * lru_add_drain_per_cpu work on CPU A and waits for it. That work's kworker is
+ * SCHED_OTHER: it runs only when the spinner lets go of CPU A, so the drain is
+ * held for the rest of the spin, and the DONTNEED call's duration measures it.
+ *
+ * This holds only without RT throttling: the caller sets
+ * kernel.sched_rt_runtime_us to -1 and, from 6.12 on, the fair server's runtime
+ * (debugfs sched/fair_server/cpuN/runtime) to 0; this workload touches no sysctl.
+ * Otherwise the kworker gets CPU A after about 950 ms, when RT throttling or the
+ * deferred fair server (50 ms of every second for SCHED_OTHER) lets it run: a
+ * spin shorter than that is held to its end either way. Under kernel lockdown
+ * debugfs refuses the fair server's files, so that is the limit there.
+ *
+ * With -m the spinner also reads pages of a second file, FILE.2, and a waiter
+ * thread on CPU B calls DONTNEED on FILE.2 WAIT_DELAY_MS after the dropper's call
+ * began: it escalates too and blocks on the drain mutex behind the held drain.
+ *
+ * Threads, not processes: an exiting process drains its own CPU. Setup, including
+ * a warm-up remote drain that empties what other tasks left in the per-CPU
+ * batches, runs under the comm "sd-setup"; the threads take their own comms only
+ * afterwards, so the one held drain is the only drain under COMM.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXIT_USAGE	64
+#define MIN_FILE_SIZE	(1L << 20) /* more than MAX_PAGES pages of 64 KiB */
+#define SETUP_COMM	"sd-setup"
+#define COMM_MAX	15 /* TASK_COMM_LEN - 1 */
+#define CPU_ONLINE_PATH "/sys/devices/system/cpu/online"
+#define DROP_TRIES	10
+/*
+ * A full per-CPU batch moves to the LRU by itself and leaves nothing to drain:
+ * a batch holds PAGEVEC_SIZE folios, 15 in 6.6 and before, 31 in 6.18. With -m
+ * the pages of both files share CPU A's batch.
+ */
+#define MAX_PAGES 14
+/*
+ * The pending work on CPU A stalls its worker pool: stay far below the workqueue
+ * watchdog's 30 s (and keep the machine usable).
+ */
+#define MAX_SPIN_MS 10000
+#define NSEC_PER_MS 1000000L
+
+enum { SPINNER, DROPPER, WAITER, NR_ROLES };
+
+struct options {
+	long cpu_a;
+	long cpu_b;
+	const char *comm;
+	const char *spin_comm;
+	const char *wait_comm;
+	long pages;
+	long prio;
+	long spin_ms;
+	long wait_delay_ms;
+	bool second_file; /* -m: FILE.2 and the waiter */
+	bool wait_usr1;	  /* -W: wait for SIGUSR1 after setup */
+	bool verbose;
+	const char *path;
+};
+
+/* State shared by the threads; the semaphores order every access. */
+struct run {
+	const struct options *opts;
+	int fd;
+	int fd2; /* FILE.2 with -m, else -1 */
+	long page_size;
+	int nr_threads;
+	sem_t ready;	/* each thread -> main: its tid is known */
+	sem_t go;	/* main -> each thread: setup done */
+	sem_t spinning; /* spinner -> dropper: CPU A is held */
+	sem_t dropping; /* dropper -> waiter: drop_start is set */
+	struct timespec drop_start;
+	pid_t tid[NR_ROLES];
+	long wait_ms[NR_ROLES]; /* spinner: the spin; others: their DONTNEED call */
+	long waiter_delay_ms;	/* the waiter's call began this long after the dropper's */
+	atomic_bool abandon;
+	atomic_int err; /* first errno of any thread */
+	const char *failed_op;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: stuckdrain [-hmvW] [-a CPU_A] [-b CPU_B] [-c COMM] [-S SPIN_COMM]\n"
+		"                  [-w WAIT_COMM] [-p PAGES] [-P PRIO] [-t SPIN_MS]\n"
+		"                  [-d WAIT_DELAY_MS] FILE\n"
+		"  -a CPU_A          CPU of the spinner, the CPU drained (default 1)\n"
+		"  -b CPU_B          CPU of the dropper and the waiter (default 0)\n"
+		"  -c COMM           comm of the dropper and of the main thread after setup\n"
+		"                    (default sd-dropper)\n"
+		"  -S SPIN_COMM      comm of the spinner (default sd-spin)\n"
+		"  -w WAIT_COMM      comm of the waiter (default sd-waiter)\n"
+		"  -p PAGES          uncached pages read per file, 1 to 14, with -m 1 to 7\n"
+		"                    (default 4)\n"
+		"  -P PRIO           SCHED_FIFO priority of the spinner, 1 to 99 (default 50)\n"
+		"  -t SPIN_MS        how long the spinner holds CPU_A, 1 to 10000 (default 2000)\n"
+		"  -m                also a second file FILE.2 and a waiter thread dropping it\n"
+		"  -d WAIT_DELAY_MS  the waiter's call starts WAIT_DELAY_MS after the dropper's\n"
+		"                    (default 200)\n"
+		"  -W                after setup, wait for SIGUSR1 before the spinner starts\n"
+		"  -v                describe setup and result on stderr\n"
+		"  -h                show this help\n"
+		"The drain is held only with RT throttling off: kernel.sched_rt_runtime_us=-1\n"
+		"and, on 6.12+, 0 in debugfs sched/fair_server/cpuN/runtime; else for ~950 ms.\n"
+		"FILE must be on a block filesystem (not tmpfs); it is extended to 1 MiB.\n"
+		"Prints \"pid N\" first, at the end one \"name value\" a line: spinner_tid,\n"
+		"spinner_cpu, spinner_spin_ms, dropper_tid, dropper_cpu, dropper_wait_ms and,\n"
+		"with -m, waiter_tid, waiter_delay_ms, waiter_wait_ms. SIGINT or SIGTERM end\n"
+		"the -W wait (exit 0, nothing measured) or the spin early.\n"
+		"Exit codes: 0 ok, 64 usage, 1 a failed operation (one line on stderr).\n");
+}
+
+static int parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Is cpu in the list "0-3,5" of CPU_ONLINE_PATH? */
+static bool cpu_online(long cpu)
+{
+	char buf[4096], *p = buf, *end;
+	bool found = false;
+	long lo, hi;
+	FILE *f;
+
+	f = fopen(CPU_ONLINE_PATH, "re");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	while (*p && !found) {
+		lo = hi = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		found = cpu >= lo && cpu <= hi;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return found;
+}
+
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "stuckdrain: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	usage(stderr);
+	return -EINVAL;
+}
+
+static int parse_cpu(const char *arg, long *cpu)
+{
+	if (parse_long(arg, 0, CPU_SETSIZE - 1, cpu))
+		return usage_error("bad CPU number: %s", arg);
+	if (!cpu_online(*cpu))
+		return usage_error("CPU %s is not online", arg);
+	return 0;
+}
+
+static int parse_comm(int opt, const char *arg, const char **comm)
+{
+	*comm = arg;
+	return *arg && strlen(arg) <= COMM_MAX ? 0 : usage_error("bad -%c: '%s'", opt, arg);
+}
+
+static int parse_number(int opt, const char *arg, long min, long max, long *out)
+{
+	if (parse_long(arg, min, max, out))
+		return usage_error("bad -%c: %s (%ld to %ld)", opt, arg, min, max);
+	return 0;
+}
+
+static int parse_option(int opt, const char *arg, struct options *o)
+{
+	switch (opt) {
+	case 'a':
+		return parse_cpu(arg, &o->cpu_a);
+	case 'b':
+		return parse_cpu(arg, &o->cpu_b);
+	case 'c':
+		return parse_comm(opt, arg, &o->comm);
+	case 'S':
+		return parse_comm(opt, arg, &o->spin_comm);
+	case 'w':
+		return parse_comm(opt, arg, &o->wait_comm);
+	case 'p':
+		return parse_number(opt, arg, 1, MAX_PAGES, &o->pages);
+	case 'P':
+		return parse_number(opt, arg, 1, 99, &o->prio);
+	case 't':
+		return parse_number(opt, arg, 1, MAX_SPIN_MS, &o->spin_ms);
+	case 'd':
+		return parse_number(opt, arg, 0, MAX_SPIN_MS, &o->wait_delay_ms);
+	default:
+		return usage_error("unknown option or missing argument: -%c", optopt);
+	}
+}
+
+static int parse_flag(int opt, struct options *o)
+{
+	switch (opt) {
+	case 'm':
+		o->second_file = true;
+		return 0;
+	case 'W':
+		o->wait_usr1 = true;
+		return 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case 'h':
+		usage(stdout);
+		return 1;
+	default:
+		return -ENOENT; /* not a flag */
+	}
+}
+
+/* 0, or 1 after -h, or -EINVAL after a usage error was reported. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	int opt, err;
+
+	*o = (struct options){.cpu_a = 1,
+			      .comm = "sd-dropper",
+			      .spin_comm = "sd-spin",
+			      .wait_comm = "sd-waiter",
+			      .pages = 4,
+			      .prio = 50,
+			      .spin_ms = 2000,
+			      .wait_delay_ms = 200};
+	opterr = 0;
+	while ((opt = getopt(argc, argv, "a:b:c:S:w:p:P:t:d:mWvh")) != -1) {
+		err = parse_flag(opt, o);
+		if (err == -ENOENT)
+			err = parse_option(opt, optarg, o);
+		if (err)
+			return err;
+	}
+	if (optind != argc - 1)
+		return usage_error("expected exactly one FILE");
+	o->path = argv[optind];
+	if (o->second_file && o->pages * 2 > MAX_PAGES)
+		return usage_error("-p %ld is too many with -m (at most %d)", o->pages,
+				   MAX_PAGES / 2);
+	/* The defaults 1 and 0 are checked too. */
+	if (!cpu_online(o->cpu_a) || !cpu_online(o->cpu_b))
+		return usage_error("CPU_A or CPU_B is not online");
+	if (o->cpu_a == o->cpu_b)
+		return usage_error("CPU_A and CPU_B must differ: a local drain needs no work");
+	return 0;
+}
+
+static int write_fill(int fd, off_t from, off_t to)
+{
+	char chunk[65536];
+	size_t len;
+	ssize_t n;
+
+	memset(chunk, 'd', sizeof(chunk));
+	for (; from < to; from += n) {
+		len = to - from < (off_t)sizeof(chunk) ? (size_t)(to - from) : sizeof(chunk);
+		n = pwrite(fd, chunk, len, from);
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+	}
+	return 0;
+}
+
+/* Give the file at least size bytes of real data, written out to disk. */
+static int extend_file(const char *path, off_t size)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	err = fstat(fd, &st) < 0 ? -errno : 0;
+	if (!err && st.st_size < size)
+		err = write_fill(fd, st.st_size, size);
+	if (!err && fsync(fd) < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/*
+ * How many of the first pages of the file are in the page cache. Since 5.0
+ * mincore() calls every page resident in a file the caller neither owns nor may
+ * write, so such a file looks undroppable.
+ */
+static int count_resident(int fd, long pages, long page_size)
+{
+	unsigned char *vec;
+	int resident = 0;
+	void *map;
+	long i;
+
+	map = mmap(NULL, pages * page_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	vec = calloc(pages, 1);
+	if (!vec || mincore(map, pages * page_size, vec) < 0)
+		resident = vec ? -errno : -ENOMEM;
+	for (i = 0; resident >= 0 && i < pages; i++)
+		resident += vec[i] & 1;
+	free(vec);
+	munmap(map, pages * page_size);
+	return resident;
+}
+
+/* Drop the file's page cache; -EBUSY if its first pages stay (tmpfs, busy pages). */
+static int drop_cached(int fd, long pages, long page_size)
+{
+	int tries, err, resident;
+
+	for (tries = 0; tries < DROP_TRIES; tries++) {
+		err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		if (err)
+			return -err;
+		resident = count_resident(fd, pages, page_size);
+		if (resident <= 0)
+			return resident;
+	}
+	return -EBUSY;
+}
+
+/*
+ * Open the file, its first pages dropped from the page cache. FADV_RANDOM keeps
+ * readahead to the page asked for, so each read batches one order-0 folio on the
+ * spinner's CPU.
+ */
+static int open_uncached(const char *path, long pages, long page_size, int *fdp)
+{
+	struct stat st;
+	int fd, err;
+
+	if (stat(path, &st) < 0 || st.st_size < MIN_FILE_SIZE) {
+		err = extend_file(path, MIN_FILE_SIZE);
+		if (err)
+			return err;
+	}
+	/*
+	 * O_NOATIME: an atime update dirties the inode, and the journal's folios
+	 * then land in the per-CPU batches too; enough of them flush CPU A's batch
+	 * early and the DONTNEED succeeds without a drain.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* fsync: dirty or writeback pages cannot be dropped. */
+	err = fsync(fd) < 0 ? -errno : -posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
+	if (!err)
+		err = drop_cached(fd, pages, page_size);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	*fdp = fd;
+	return 0;
+}
+
+static int take_comm(const char *comm)
+{
+	return prctl(PR_SET_NAME, comm, 0, 0, 0) < 0 ? -errno : 0;
+}
+
+static int read_pages(int fd, char *buf, long pages, long page_size)
+{
+	ssize_t n;
+	long i;
+
+	for (i = 0; i < pages; i++) {
+		n = pread(fd, buf, page_size, i * page_size);
+		if (n != page_size)
+			return n < 0 ? -errno : -EIO;
+	}
+	return 0;
+}
+
+/*
+ * Read the pages of FILE (and FILE.2) into the calling thread's CPU's batch.
+ * That batch is emptied first: what other tasks put there since setup (the
+ * tracer's start, a shell's forks) could fill it while the pages go in, and a
+ * full batch moves to the LRU by itself, taking FILE's pages along. A DONTNEED
+ * of FILE, whose pages are not cached, does just that: its local
+ * lru_add_drain() and nothing else.
+ */
+static int read_all_pages(const struct run *r)
+{
+	char *buf;
+	int err;
+
+	err = posix_fadvise(r->fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (err)
+		return -err;
+	buf = malloc(r->page_size);
+	if (!buf)
+		return -ENOMEM;
+	err = read_pages(r->fd, buf, r->opts->pages, r->page_size);
+	if (!err && r->fd2 >= 0)
+		err = read_pages(r->fd2, buf, r->opts->pages, r->page_size);
+	free(buf);
+	return err;
+}
+
+static int pin_self(long cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) < 0 ? -errno : 0;
+}
+
+/*
+ * A remote drain under the setup comm: it empties what other tasks left in the
+ * per-CPU batches (buffer heads in a bh_lru, say), which would otherwise make the
+ * held drain queue a self work on CPU B too, and it proves the escalation works:
+ * the pages read on CPU A must be gone after a DONTNEED from CPU B. The main
+ * thread stays on CPU B, where a stop signal's handler can run during the spin.
+ */
+static int warm_up(struct run *r)
+{
+	int err;
+
+	err = pin_self(r->opts->cpu_a);
+	if (!err)
+		err = read_all_pages(r);
+	if (!err)
+		err = pin_self(r->opts->cpu_b);
+	if (!err)
+		err = drop_cached(r->fd, r->opts->pages, r->page_size);
+	if (!err && r->fd2 >= 0)
+		err = drop_cached(r->fd2, r->opts->pages, r->page_size);
+	return err;
+}
+
+static int wait_turn(sem_t *sem)
+{
+	while (sem_wait(sem) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Record the first failure; let every waiting thread go, to find abandon set. */
+static void fail(struct run *r, int errnum, const char *op)
+{
+	int none = 0;
+
+	if (atomic_compare_exchange_strong(&r->err, &none, errnum))
+		r->failed_op = op;
+	atomic_store(&r->abandon, true);
+	sem_post(&r->spinning);
+	sem_post(&r->dropping);
+}
+
+/* Report the tid, then wait for the end of setup; false: give up. */
+static bool await_go(struct run *r, int role)
+{
+	r->tid[role] = gettid();
+	sem_post(&r->ready);
+	return !wait_turn(&r->go) && !atomic_load(&r->abandon);
+}
+
+static long ms_between(const struct timespec *from, const struct timespec *to)
+{
+	return (to->tv_sec - from->tv_sec) * 1000 + (to->tv_nsec - from->tv_nsec) / NSEC_PER_MS;
+}
+
+/*
+ * Busy-loop without a syscall, so CPU A never becomes free for the kworker;
+ * clock_gettime() is a vDSO call. A stop signal or a failure ends it early.
+ */
+static long spin(const struct run *r)
+{
+	struct timespec start, now;
+	long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ms = ms_between(&start, &now);
+	} while (ms < r->opts->spin_ms && !stop_requested && !atomic_load(&r->abandon));
+	return ms;
+}
+
+/*
+ * Between the reads and the spin nothing may drain CPU A's batch: the spinner
+ * takes its comm and priority, neither of which drains, and only then tells the
+ * dropper.
+ */
+static void *spinner_main(void *arg)
+{
+	struct sched_param other = {.sched_priority = 0};
+	struct run *r = arg;
+	struct sched_param fifo = {.sched_priority = (int)r->opts->prio};
+	int err;
+
+	if (!await_go(r, SPINNER))
+		return NULL;
+	err = read_all_pages(r);
+	if (err) {
+		fail(r, -err, "pread");
+		return NULL;
+	}
+	err = take_comm(r->opts->spin_comm);
+	if (err) {
+		fail(r, -err, "prctl");
+		return NULL;
+	}
+	if (sched_setscheduler(0, SCHED_FIFO, &fifo) < 0) {
+		fail(r, errno, "sched_setscheduler SCHED_FIFO");
+		return NULL;
+	}
+	sem_post(&r->spinning);
+	r->wait_ms[SPINNER] = spin(r);
+	/* SCHED_OTHER again: the kworker may run, even before this thread exits */
+	if (sched_setscheduler(0, SCHED_OTHER, &other) < 0)
+		fail(r, errno, "sched_setscheduler SCHED_OTHER");
+	return NULL;
+}
+
+/* posix_fadvise(DONTNEED) on the whole of fd; its duration in *ms. */
+static int timed_dontneed(int fd, const struct timespec *start, long *ms)
+{
+	struct timespec end;
+	int err;
+
+	err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	*ms = ms_between(start, &end);
+	return err;
+}
+
+static void *dropper_main(void *arg)
+{
+	struct run *r = arg;
+	int err;
+
+	if (!await_go(r, DROPPER))
+		return NULL;
+	err = take_comm(r->opts->comm);
+	if (err) {
+		fail(r, -err, "prctl");
+		return NULL;
+	}
+	if (wait_turn(&r->spinning) || atomic_load(&r->abandon))
+		return NULL;
+	clock_gettime(CLOCK_MONOTONIC, &r->drop_start);
+	sem_post(&r->dropping);
+	err = timed_dontneed(r->fd, &r->drop_start, &r->wait_ms[DROPPER]);
+	if (err)
+		fail(r, err, "posix_fadvise DONTNEED");
+	return NULL;
+}
+
+/* Sleep until WAIT_DELAY_MS after the dropper's call began. */
+static void sleep_past_drop_start(const struct run *r)
+{
+	struct timespec until = r->drop_start;
+	long ns = until.tv_nsec + r->opts->wait_delay_ms % 1000 * NSEC_PER_MS;
+
+	until.tv_sec += r->opts->wait_delay_ms / 1000 + ns / (1000 * NSEC_PER_MS);
+	until.tv_nsec = ns % (1000 * NSEC_PER_MS);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR &&
+	       !stop_requested)
+		;
+}
+
+static void *waiter_main(void *arg)
+{
+	struct timespec start;
+	struct run *r = arg;
+	int err;
+
+	if (!await_go(r, WAITER))
+		return NULL;
+	err = take_comm(r->opts->wait_comm);
+	if (err) {
+		fail(r, -err, "prctl");
+		return NULL;
+	}
+	if (wait_turn(&r->dropping) || atomic_load(&r->abandon))
+		return NULL;
+	sleep_past_drop_start(r);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	r->waiter_delay_ms = ms_between(&r->drop_start, &start);
+	err = timed_dontneed(r->fd2, &start, &r->wait_ms[WAITER]);
+	if (err)
+		fail(r, err, "posix_fadvise DONTNEED of FILE.2");
+	return NULL;
+}
+
+static int start_pinned(pthread_t *t, long cpu, void *(*fn)(void *), void *arg)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int err;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	err = pthread_attr_init(&attr);
+	if (err)
+		return -err;
+	err = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (!err)
+		err = pthread_create(t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return -err;
+}
+
+/*
+ * SIGUSR1 is blocked in every thread (see main), so sigtimedwait() takes it
+ * here; SIGINT and SIGTERM, caught, end the wait too (within a tick).
+ */
+static void wait_usr1(void)
+{
+	struct timespec tick = {.tv_nsec = 50000000};
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	while (!stop_requested && sigtimedwait(&set, NULL, &tick) < 0)
+		;
+}
+
+/* Start the threads; each reports its tid, then waits for go. */
+static int start_threads(struct run *r, pthread_t *threads)
+{
+	static void *(*const role_main[NR_ROLES])(void *) = {spinner_main, dropper_main,
+							     waiter_main};
+	int err = 0, i;
+	long cpu;
+
+	for (i = 0; i < r->nr_threads; i++) {
+		cpu = i == SPINNER ? r->opts->cpu_a : r->opts->cpu_b;
+		err = start_pinned(&threads[i], cpu, role_main[i], r);
+		if (err)
+			break;
+		wait_turn(&r->ready);
+	}
+	if (i < r->nr_threads)
+		fail(r, -err, "pthread_create");
+	return i;
+}
+
+static void print_tids(const struct run *r)
+{
+	fprintf(stderr, "stuckdrain: pid %d: spinner tid %d on CPU %ld, dropper tid %d on CPU %ld",
+		getpid(), r->tid[SPINNER], r->opts->cpu_a, r->tid[DROPPER], r->opts->cpu_b);
+	if (r->nr_threads > WAITER)
+		fprintf(stderr, ", waiter tid %d on CPU %ld", r->tid[WAITER], r->opts->cpu_b);
+	fprintf(stderr, "\n");
+}
+
+/*
+ * Run the threads; on failure return -errno and name the operation in *op. The
+ * idle main thread takes COMM before any -W wait, for pgrep and for tests
+ * waiting on it: its comm changes once setup is done.
+ */
+static int run_threads(struct run *r, const char **op)
+{
+	pthread_t threads[NR_ROLES];
+	int started, i;
+
+	*op = "sem_init";
+	if (sem_init(&r->ready, 0, 0) < 0 || sem_init(&r->go, 0, 0) < 0 ||
+	    sem_init(&r->spinning, 0, 0) < 0 || sem_init(&r->dropping, 0, 0) < 0)
+		return -errno;
+	started = start_threads(r, threads);
+	if (r->opts->verbose && started == r->nr_threads)
+		print_tids(r);
+	take_comm(r->opts->comm);
+	if (r->opts->wait_usr1 && started == r->nr_threads)
+		wait_usr1();
+	if (stop_requested)
+		atomic_store(&r->abandon, true);
+	for (i = 0; i < started; i++)
+		sem_post(&r->go);
+	for (i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	*op = r->failed_op;
+	return -atomic_load(&r->err);
+}
+
+static int catch_stop_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Blocked before the threads start, so they inherit it and only sigwait() sees it. */
+static void block_usr1(void)
+{
+	sigset_t usr1;
+
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+}
+
+static int runtime_error(const char *op, const char *what, int err)
+{
+	fprintf(stderr, "stuckdrain: %s%s%s: %s\n", op, what ? " " : "", what ? what : "",
+		strerror(-err));
+	return 1;
+}
+
+/* Open FILE and, with -m, FILE.2; 0 or the exit code after the error was reported. */
+static int open_files(struct run *r)
+{
+	const struct options *o = r->opts;
+	const char *path = o->path;
+	char path2[4096];
+	int err;
+
+	err = open_uncached(path, o->pages, r->page_size, &r->fd);
+	if (!err && o->second_file) {
+		snprintf(path2, sizeof(path2), "%s.2", o->path);
+		path = path2;
+		err = open_uncached(path, o->pages, r->page_size, &r->fd2);
+	}
+	if (err == -EBUSY)
+		return runtime_error("cannot drop the page cache (tmpfs? another user's file?) of",
+				     path, -EOPNOTSUPP);
+	if (err)
+		return runtime_error("setup of", path, err);
+	err = warm_up(r);
+	if (err == -EBUSY)
+		return runtime_error("warm-up: the remote drain left pages of", o->path, err);
+	if (err)
+		return runtime_error("warm-up", NULL, err);
+	return 0;
+}
+
+/* Everything before the threads, under SETUP_COMM; 0 or the exit code. */
+static int set_up(struct run *r)
+{
+	const struct options *o = r->opts;
+	int err;
+
+	err = take_comm(SETUP_COMM);
+	if (err)
+		return runtime_error("prctl", NULL, err);
+	err = catch_stop_signals();
+	if (err)
+		return runtime_error("sigaction", NULL, err);
+	err = open_files(r);
+	if (err)
+		return err;
+	if (o->verbose)
+		fprintf(stderr, "stuckdrain: %s%s ready: %ld pages, CPU_A %ld, CPU_B %ld\n",
+			o->path, o->second_file ? " and FILE.2" : "", o->pages, o->cpu_a, o->cpu_b);
+	if (o->wait_usr1)
+		block_usr1();
+	return 0;
+}
+
+/* A heuristic reading of the numbers, for people; tests compare them themselves. */
+static void describe(const struct run *r)
+{
+	long spun = r->wait_ms[SPINNER], held = r->wait_ms[DROPPER];
+
+	fprintf(stderr,
+		"stuckdrain: the spinner held CPU %ld for %ld ms; the dropper's DONTNEED "
+		"took %ld ms: ",
+		r->opts->cpu_a, spun, held);
+	if (held + 50 >= spun)
+		fprintf(stderr, "the drain was held until the spin ended\n");
+	else if (held >= 50)
+		fprintf(stderr, "the drain was released early (RT throttling, fair server?)\n");
+	else
+		fprintf(stderr, "the drain was not held (were the pages in CPU %ld's batch?)\n",
+			r->opts->cpu_a);
+	if (r->nr_threads > WAITER)
+		fprintf(stderr,
+			"stuckdrain: the waiter's DONTNEED began %ld ms later, took %ld ms\n",
+			r->waiter_delay_ms, r->wait_ms[WAITER]);
+}
+
+static void print_facts(const struct run *r)
+{
+	printf("spinner_tid %d\nspinner_cpu %ld\nspinner_spin_ms %ld\n", r->tid[SPINNER],
+	       r->opts->cpu_a, r->wait_ms[SPINNER]);
+	printf("dropper_tid %d\ndropper_cpu %ld\ndropper_wait_ms %ld\n", r->tid[DROPPER],
+	       r->opts->cpu_b, r->wait_ms[DROPPER]);
+	if (r->nr_threads > WAITER)
+		printf("waiter_tid %d\nwaiter_delay_ms %ld\nwaiter_wait_ms %ld\n", r->tid[WAITER],
+		       r->waiter_delay_ms, r->wait_ms[WAITER]);
+}
+
+int main(int argc, char **argv)
+{
+	struct run r = {.fd = -1, .fd2 = -1};
+	struct options opts;
+	const char *op;
+	int err;
+
+	err = parse_options(argc, argv, &opts);
+	if (err)
+		return err > 0 ? 0 : EXIT_USAGE;
+	r.opts = &opts;
+	r.page_size = sysconf(_SC_PAGESIZE);
+	r.nr_threads = opts.second_file ? NR_ROLES : WAITER;
+	/* first, flushed: a test may read it while the process runs */
+	printf("pid %d\n", getpid());
+	fflush(stdout);
+	err = set_up(&r);
+	if (err)
+		return err;
+	err = run_threads(&r, &op);
+	close(r.fd);
+	if (r.fd2 >= 0)
+		close(r.fd2);
+	if (err)
+		return runtime_error(op, NULL, err);
+	/* a stop signal before the spin: nothing was measured */
+	if (atomic_load(&r.abandon)) {
+		if (opts.verbose)
+			fprintf(stderr, "stuckdrain: stopped before the spin\n");
+		return 0;
+	}
+	print_facts(&r);
+	if (opts.verbose)
+		describe(&r);
+	return 0;
+}
