@@ -20,32 +20,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <semaphore.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#define EXIT_USAGE	64
-#define MIN_FILE_SIZE	(1L << 20) /* more than MAX_PAGES pages of 64 KiB */
-#define SETUP_COMM	"df-setup"
-#define COMM_MAX	15 /* TASK_COMM_LEN - 1 */
-#define CPU_ONLINE_PATH "/sys/devices/system/cpu/online"
-#define DROP_TRIES	10
-/*
- * A full per-CPU batch moves to the LRU by itself and leaves nothing to drain:
- * a batch holds PAGEVEC_SIZE folios, 15 in 6.6 and before, 31 in 6.18.
- */
-#define MAX_PAGES 14
+#define WORKLOAD_NAME "drainforce"
+#include "workload.h"
+
+#define SETUP_COMM "df-setup"
 
 struct options {
 	long rounds; /* 0: until SIGINT or SIGTERM (-r) */
@@ -72,16 +59,7 @@ struct lockstep {
 	atomic_int err; /* first errno of either thread */
 	const char *failed_op;
 	long rounds_done;
-	volatile sig_atomic_t *stop;
 };
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
 
 static void usage(FILE *f)
 {
@@ -102,67 +80,6 @@ static void usage(FILE *f)
 		   "FILE must be on a block filesystem (not tmpfs); it is extended to 1 MiB.\n");
 }
 
-static int parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-/* Is cpu in the list "0-3,5" of CPU_ONLINE_PATH? */
-static bool cpu_online(long cpu)
-{
-	char buf[4096], *p = buf, *end;
-	bool found = false;
-	long lo, hi;
-	FILE *f;
-
-	f = fopen(CPU_ONLINE_PATH, "re");
-	if (!f)
-		return false;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	while (*p && !found) {
-		lo = hi = strtol(p, &end, 10);
-		if (end == p)
-			break;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		found = cpu >= lo && cpu <= hi;
-		p = *end == ',' ? end + 1 : end;
-	}
-	return found;
-}
-
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "drainforce: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	usage(stderr);
-	return -EINVAL;
-}
-
-static int parse_cpu(const char *arg, long *cpu)
-{
-	if (parse_long(arg, 0, CPU_SETSIZE - 1, cpu))
-		return usage_error("bad CPU number: %s", arg);
-	if (!cpu_online(*cpu))
-		return usage_error("CPU %s is not online", arg);
-	return 0;
-}
-
 static int parse_option(int opt, const char *arg, struct options *o)
 {
 	switch (opt) {
@@ -178,16 +95,11 @@ static int parse_option(int opt, const char *arg, struct options *o)
 	case 'b':
 		return parse_cpu(arg, &o->cpu_b);
 	case 'c':
-		o->comm = arg;
-		return *arg && strlen(arg) <= COMM_MAX ? 0 : usage_error("bad -c: '%s'", arg);
+		return parse_comm(opt, arg, &o->comm);
 	case 'k':
-		if (parse_long(arg, 1, 1000000, &o->comms))
-			return usage_error("bad -k: %s (1 to 1000000)", arg);
-		return 0;
+		return parse_number(opt, arg, 1, 1000000, &o->comms);
 	case 'p':
-		if (parse_long(arg, 1, MAX_PAGES, &o->pages))
-			return usage_error("bad -p: %s (1 to %d)", arg, MAX_PAGES);
-		return 0;
+		return parse_number(opt, arg, 1, MAX_PAGES, &o->pages);
 	case 's':
 		if (parse_long(arg, 0, 1L << 30, &o->sleep_ms))
 			return usage_error("bad -s: %s", arg);
@@ -234,123 +146,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-static int write_fill(int fd, off_t from, off_t to)
-{
-	char chunk[65536];
-	size_t len;
-	ssize_t n;
-
-	memset(chunk, 'd', sizeof(chunk));
-	for (; from < to; from += n) {
-		len = to - from < (off_t)sizeof(chunk) ? (size_t)(to - from) : sizeof(chunk);
-		n = pwrite(fd, chunk, len, from);
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-	}
-	return 0;
-}
-
-/* Give the file at least size bytes of real data, written out to disk. */
-static int extend_file(const char *path, off_t size)
-{
-	struct stat st;
-	int fd, err;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	err = fstat(fd, &st) < 0 ? -errno : 0;
-	if (!err && st.st_size < size)
-		err = write_fill(fd, st.st_size, size);
-	if (!err && fsync(fd) < 0)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
-/* How many of the first pages of the file are in the page cache. */
-static int count_resident(int fd, long pages, long page_size)
-{
-	unsigned char *vec;
-	int resident = 0;
-	void *map;
-	long i;
-
-	map = mmap(NULL, pages * page_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
-		return -errno;
-	vec = calloc(pages, 1);
-	if (!vec || mincore(map, pages * page_size, vec) < 0)
-		resident = vec ? -errno : -ENOMEM;
-	for (i = 0; resident >= 0 && i < pages; i++)
-		resident += vec[i] & 1;
-	free(vec);
-	munmap(map, pages * page_size);
-	return resident;
-}
-
-/* Drop the file's page cache; -EBUSY if its first pages stay (tmpfs, busy pages). */
-static int drop_cached(int fd, long pages, long page_size)
-{
-	int tries, err, resident;
-
-	for (tries = 0; tries < DROP_TRIES; tries++) {
-		err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-		if (err)
-			return -err;
-		resident = count_resident(fd, pages, page_size);
-		if (resident <= 0)
-			return resident;
-	}
-	return -EBUSY;
-}
-
-/*
- * Open the file for the rounds, its first pages dropped from the page cache.
- * FADV_RANDOM keeps readahead to the page asked for, so each read batches one
- * order-0 folio on the reader's CPU.
- */
-static int open_uncached(const struct options *o, long page_size, int *fdp)
-{
-	struct stat st;
-	int fd, err;
-
-	if (stat(o->path, &st) < 0 || st.st_size < MIN_FILE_SIZE) {
-		err = extend_file(o->path, MIN_FILE_SIZE);
-		if (err)
-			return err;
-	}
-	/*
-	 * O_NOATIME: an atime update dirties the inode, and the journal's folios
-	 * then land in the per-CPU batches too; enough of them flush CPU A's batch
-	 * early and the round's DONTNEED succeeds without a drain.
-	 */
-	fd = open(o->path, O_RDONLY | O_CLOEXEC | O_NOATIME);
-	if (fd < 0 && errno == EPERM)
-		fd = open(o->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	/* fsync: dirty or writeback pages cannot be dropped. */
-	err = fsync(fd) < 0 ? -errno : -posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
-	if (!err)
-		err = drop_cached(fd, o->pages, page_size);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	*fdp = fd;
-	return 0;
-}
-
-static int wait_turn(sem_t *sem)
-{
-	while (sem_wait(sem) < 0) {
-		if (errno != EINTR)
-			return -errno;
-	}
-	return 0;
-}
-
 /* Record the first failure and let the other thread go, to find finished set. */
 static void fail(struct lockstep *ls, int errnum, const char *op, sem_t *other)
 {
@@ -360,24 +155,6 @@ static void fail(struct lockstep *ls, int errnum, const char *op, sem_t *other)
 		ls->failed_op = op;
 	atomic_store(&ls->finished, true);
 	sem_post(other);
-}
-
-static int take_comm(const char *comm)
-{
-	return prctl(PR_SET_NAME, comm, 0, 0, 0) < 0 ? -errno : 0;
-}
-
-static int read_pages(int fd, char *buf, long pages, long page_size)
-{
-	ssize_t n;
-	long i;
-
-	for (i = 0; i < pages; i++) {
-		n = pread(fd, buf, page_size, i * page_size);
-		if (n != page_size)
-			return n < 0 ? -errno : -EIO;
-	}
-	return 0;
 }
 
 /*
@@ -429,7 +206,7 @@ static bool last_round(const struct lockstep *ls)
 {
 	if (ls->opts->rounds)
 		return ls->rounds_done == ls->opts->rounds;
-	return ls->rounds_done && *ls->stop;
+	return ls->rounds_done && stop_requested;
 }
 
 static void *dropper_main(void *arg)
@@ -462,44 +239,11 @@ static void *dropper_main(void *arg)
 	return NULL;
 }
 
-static int start_pinned(pthread_t *t, long cpu, void *(*fn)(void *), void *arg)
-{
-	pthread_attr_t attr;
-	cpu_set_t set;
-	int err;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	err = pthread_attr_init(&attr);
-	if (err)
-		return -err;
-	err = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	if (!err)
-		err = pthread_create(t, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	return -err;
-}
-
-static void sleep_ms(long ms, volatile sig_atomic_t *stop)
+static void sleep_ms(long ms)
 {
 	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000};
 
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !*stop)
-		;
-}
-
-/*
- * SIGUSR1 is blocked in every thread (see main), so sigtimedwait() takes it
- * here; SIGINT and SIGTERM, caught, end the wait too (within a tick).
- */
-static void wait_usr1(volatile sig_atomic_t *stop)
-{
-	struct timespec tick = {.tv_nsec = 50000000};
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	while (!*stop && sigtimedwait(&set, NULL, &tick) < 0)
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR && !stop_requested)
 		;
 }
 
@@ -532,9 +276,9 @@ static int run_lockstep(struct lockstep *ls, const char **op)
 	while (sem_wait(&ls->warmed_up) < 0 && errno == EINTR)
 		;
 	take_comm(ls->opts->comm);
-	sleep_ms(ls->opts->sleep_ms, ls->stop);
+	sleep_ms(ls->opts->sleep_ms);
 	if (ls->opts->wait_usr1)
-		wait_usr1(ls->stop);
+		wait_usr1();
 	sem_post(&ls->to_reader);
 	pthread_join(reader, NULL);
 	pthread_join(dropper, NULL);
@@ -542,26 +286,9 @@ static int run_lockstep(struct lockstep *ls, const char **op)
 	return -atomic_load(&ls->err);
 }
 
-static int catch_stop_signals(void)
-{
-	struct sigaction sa = {.sa_handler = on_stop_signal};
-
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0)
-		return -errno;
-	return 0;
-}
-
-static int runtime_error(const char *op, const char *what, int err)
-{
-	fprintf(stderr, "drainforce: %s%s%s: %s\n", op, what ? " " : "", what ? what : "",
-		strerror(-err));
-	return 1;
-}
-
 int main(int argc, char **argv)
 {
-	struct lockstep ls = {.stop = &stop_requested};
+	struct lockstep ls = {0};
 	struct options opts;
 	const char *op;
 	int err;
@@ -577,7 +304,7 @@ int main(int argc, char **argv)
 	err = opts.rounds ? 0 : catch_stop_signals();
 	if (err)
 		return runtime_error("sigaction", NULL, err);
-	err = open_uncached(&opts, ls.page_size, &ls.fd);
+	err = open_uncached(opts.path, opts.pages, ls.page_size, &ls.fd);
 	if (err == -EBUSY)
 		return runtime_error("cannot drop the page cache (tmpfs?) of", opts.path,
 				     -EOPNOTSUPP);
@@ -586,15 +313,8 @@ int main(int argc, char **argv)
 	if (opts.verbose)
 		fprintf(stderr, "drainforce: %s ready: %ld pages a round, CPU_A %ld, CPU_B %ld\n",
 			opts.path, opts.pages, opts.cpu_a, opts.cpu_b);
-	if (opts.wait_usr1) {
-		/* blocked before the threads start, so they inherit it and only sigwait() sees it
-		 */
-		sigset_t usr1;
-
-		sigemptyset(&usr1);
-		sigaddset(&usr1, SIGUSR1);
-		pthread_sigmask(SIG_BLOCK, &usr1, NULL);
-	}
+	if (opts.wait_usr1)
+		block_usr1();
 	err = run_lockstep(&ls, &op);
 	close(ls.fd);
 	if (err)

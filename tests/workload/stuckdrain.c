@@ -36,31 +36,18 @@
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#define EXIT_USAGE	64
-#define MIN_FILE_SIZE	(1L << 20) /* more than MAX_PAGES pages of 64 KiB */
-#define SETUP_COMM	"sd-setup"
-#define COMM_MAX	15 /* TASK_COMM_LEN - 1 */
-#define CPU_ONLINE_PATH "/sys/devices/system/cpu/online"
-#define DROP_TRIES	10
-/*
- * A full per-CPU batch moves to the LRU by itself and leaves nothing to drain:
- * a batch holds PAGEVEC_SIZE folios, 15 in 6.6 and before, 31 in 6.18. With -m
- * the pages of both files share CPU A's batch.
- */
-#define MAX_PAGES 14
+#define WORKLOAD_NAME "stuckdrain"
+#include "workload.h"
+
+#define SETUP_COMM "sd-setup"
 /*
  * The pending work on CPU A stalls its worker pool: stay far below the workqueue
  * watchdog's 30 s (and keep the machine usable).
@@ -106,14 +93,6 @@ struct run {
 	const char *failed_op;
 };
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -144,80 +123,6 @@ static void usage(FILE *f)
 		"with -m, waiter_tid, waiter_delay_ms, waiter_wait_ms. SIGINT or SIGTERM end\n"
 		"the -W wait (exit 0, nothing measured) or the spin early.\n"
 		"Exit codes: 0 ok, 64 usage, 1 a failed operation (one line on stderr).\n");
-}
-
-static int parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-/* Is cpu in the list "0-3,5" of CPU_ONLINE_PATH? */
-static bool cpu_online(long cpu)
-{
-	char buf[4096], *p = buf, *end;
-	bool found = false;
-	long lo, hi;
-	FILE *f;
-
-	f = fopen(CPU_ONLINE_PATH, "re");
-	if (!f)
-		return false;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = '\0';
-	fclose(f);
-	while (*p && !found) {
-		lo = hi = strtol(p, &end, 10);
-		if (end == p)
-			break;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
-		found = cpu >= lo && cpu <= hi;
-		p = *end == ',' ? end + 1 : end;
-	}
-	return found;
-}
-
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "stuckdrain: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	usage(stderr);
-	return -EINVAL;
-}
-
-static int parse_cpu(const char *arg, long *cpu)
-{
-	if (parse_long(arg, 0, CPU_SETSIZE - 1, cpu))
-		return usage_error("bad CPU number: %s", arg);
-	if (!cpu_online(*cpu))
-		return usage_error("CPU %s is not online", arg);
-	return 0;
-}
-
-static int parse_comm(int opt, const char *arg, const char **comm)
-{
-	*comm = arg;
-	return *arg && strlen(arg) <= COMM_MAX ? 0 : usage_error("bad -%c: '%s'", opt, arg);
-}
-
-static int parse_number(int opt, const char *arg, long min, long max, long *out)
-{
-	if (parse_long(arg, min, max, out))
-		return usage_error("bad -%c: %s (%ld to %ld)", opt, arg, min, max);
-	return 0;
 }
 
 static int parse_option(int opt, const char *arg, struct options *o)
@@ -290,6 +195,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	if (optind != argc - 1)
 		return usage_error("expected exactly one FILE");
 	o->path = argv[optind];
+	/* With -m the pages of both files share CPU A's batch. */
 	if (o->second_file && o->pages * 2 > MAX_PAGES)
 		return usage_error("-p %ld is too many with -m (at most %d)", o->pages,
 				   MAX_PAGES / 2);
@@ -298,136 +204,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 		return usage_error("CPU_A or CPU_B is not online");
 	if (o->cpu_a == o->cpu_b)
 		return usage_error("CPU_A and CPU_B must differ: a local drain needs no work");
-	return 0;
-}
-
-static int write_fill(int fd, off_t from, off_t to)
-{
-	char chunk[65536];
-	size_t len;
-	ssize_t n;
-
-	memset(chunk, 'd', sizeof(chunk));
-	for (; from < to; from += n) {
-		len = to - from < (off_t)sizeof(chunk) ? (size_t)(to - from) : sizeof(chunk);
-		n = pwrite(fd, chunk, len, from);
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-	}
-	return 0;
-}
-
-/* Give the file at least size bytes of real data, written out to disk. */
-static int extend_file(const char *path, off_t size)
-{
-	struct stat st;
-	int fd, err;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	err = fstat(fd, &st) < 0 ? -errno : 0;
-	if (!err && st.st_size < size)
-		err = write_fill(fd, st.st_size, size);
-	if (!err && fsync(fd) < 0)
-		err = -errno;
-	close(fd);
-	return err;
-}
-
-/*
- * How many of the first pages of the file are in the page cache. Since 5.0
- * mincore() calls every page resident in a file the caller neither owns nor may
- * write, so such a file looks undroppable.
- */
-static int count_resident(int fd, long pages, long page_size)
-{
-	unsigned char *vec;
-	int resident = 0;
-	void *map;
-	long i;
-
-	map = mmap(NULL, pages * page_size, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED)
-		return -errno;
-	vec = calloc(pages, 1);
-	if (!vec || mincore(map, pages * page_size, vec) < 0)
-		resident = vec ? -errno : -ENOMEM;
-	for (i = 0; resident >= 0 && i < pages; i++)
-		resident += vec[i] & 1;
-	free(vec);
-	munmap(map, pages * page_size);
-	return resident;
-}
-
-/* Drop the file's page cache; -EBUSY if its first pages stay (tmpfs, busy pages). */
-static int drop_cached(int fd, long pages, long page_size)
-{
-	int tries, err, resident;
-
-	for (tries = 0; tries < DROP_TRIES; tries++) {
-		err = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-		if (err)
-			return -err;
-		resident = count_resident(fd, pages, page_size);
-		if (resident <= 0)
-			return resident;
-	}
-	return -EBUSY;
-}
-
-/*
- * Open the file, its first pages dropped from the page cache. FADV_RANDOM keeps
- * readahead to the page asked for, so each read batches one order-0 folio on the
- * spinner's CPU.
- */
-static int open_uncached(const char *path, long pages, long page_size, int *fdp)
-{
-	struct stat st;
-	int fd, err;
-
-	if (stat(path, &st) < 0 || st.st_size < MIN_FILE_SIZE) {
-		err = extend_file(path, MIN_FILE_SIZE);
-		if (err)
-			return err;
-	}
-	/*
-	 * O_NOATIME: an atime update dirties the inode, and the journal's folios
-	 * then land in the per-CPU batches too; enough of them flush CPU A's batch
-	 * early and the DONTNEED succeeds without a drain.
-	 */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
-	if (fd < 0 && errno == EPERM)
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	/* fsync: dirty or writeback pages cannot be dropped. */
-	err = fsync(fd) < 0 ? -errno : -posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM);
-	if (!err)
-		err = drop_cached(fd, pages, page_size);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	*fdp = fd;
-	return 0;
-}
-
-static int take_comm(const char *comm)
-{
-	return prctl(PR_SET_NAME, comm, 0, 0, 0) < 0 ? -errno : 0;
-}
-
-static int read_pages(int fd, char *buf, long pages, long page_size)
-{
-	ssize_t n;
-	long i;
-
-	for (i = 0; i < pages; i++) {
-		n = pread(fd, buf, page_size, i * page_size);
-		if (n != page_size)
-			return n < 0 ? -errno : -EIO;
-	}
 	return 0;
 }
 
@@ -487,15 +263,6 @@ static int warm_up(struct run *r)
 	if (!err && r->fd2 >= 0)
 		err = drop_cached(r->fd2, r->opts->pages, r->page_size);
 	return err;
-}
-
-static int wait_turn(sem_t *sem)
-{
-	while (sem_wait(sem) < 0) {
-		if (errno != EINTR)
-			return -errno;
-	}
-	return 0;
 }
 
 /* Record the first failure; let every waiting thread go, to find abandon set. */
@@ -647,39 +414,6 @@ static void *waiter_main(void *arg)
 	return NULL;
 }
 
-static int start_pinned(pthread_t *t, long cpu, void *(*fn)(void *), void *arg)
-{
-	pthread_attr_t attr;
-	cpu_set_t set;
-	int err;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	err = pthread_attr_init(&attr);
-	if (err)
-		return -err;
-	err = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	if (!err)
-		err = pthread_create(t, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	return -err;
-}
-
-/*
- * SIGUSR1 is blocked in every thread (see main), so sigtimedwait() takes it
- * here; SIGINT and SIGTERM, caught, end the wait too (within a tick).
- */
-static void wait_usr1(void)
-{
-	struct timespec tick = {.tv_nsec = 50000000};
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	while (!stop_requested && sigtimedwait(&set, NULL, &tick) < 0)
-		;
-}
-
 /* Start the threads; each reports its tid, then waits for go. */
 static int start_threads(struct run *r, pthread_t *threads)
 {
@@ -737,33 +471,6 @@ static int run_threads(struct run *r, const char **op)
 		pthread_join(threads[i], NULL);
 	*op = r->failed_op;
 	return -atomic_load(&r->err);
-}
-
-static int catch_stop_signals(void)
-{
-	struct sigaction sa = {.sa_handler = on_stop_signal};
-
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGINT, &sa, NULL) < 0 || sigaction(SIGTERM, &sa, NULL) < 0)
-		return -errno;
-	return 0;
-}
-
-/* Blocked before the threads start, so they inherit it and only sigwait() sees it. */
-static void block_usr1(void)
-{
-	sigset_t usr1;
-
-	sigemptyset(&usr1);
-	sigaddset(&usr1, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
-}
-
-static int runtime_error(const char *op, const char *what, int err)
-{
-	fprintf(stderr, "stuckdrain: %s%s%s: %s\n", op, what ? " " : "", what ? what : "",
-		strerror(-err));
-	return 1;
 }
 
 /* Open FILE and, with -m, FILE.2; 0 or the exit code after the error was reported. */

@@ -10,18 +10,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define EXIT_USAGE   64
+#define WORKLOAD_NAME "treewalk"
+#include "workload.h"
+
 #define READ_MAX     (1L << 20)
-#define COMM_MAX     15 /* TASK_COMM_LEN - 1 */
 #define WALK_MAX_FDS 64
 
 struct options {
@@ -55,32 +54,6 @@ static void usage(FILE *f)
 		   "posix_fadvise(POSIX_FADV_DONTNEED); stays on DIR's filesystem.\n");
 }
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "treewalk: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	usage(stderr);
-	return -EINVAL;
-}
-
-static int parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 /* 0, or 1 after -h, or -EINVAL after a usage error was reported. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
@@ -91,9 +64,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	while ((opt = getopt(argc, argv, "c:n:vh")) != -1) {
 		switch (opt) {
 		case 'c':
-			o->comm = optarg;
-			if (!*optarg || strlen(optarg) > COMM_MAX)
-				return usage_error("bad -c: '%s'", optarg);
+			if (parse_comm(opt, optarg, &o->comm))
+				return -EINVAL;
 			break;
 		case 'n':
 			if (parse_long(optarg, 1, 1L << 30, &o->passes))
@@ -184,14 +156,11 @@ int main(int argc, char **argv)
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
 	err = stat(opts.dir, &st) < 0 ? -errno : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-	if (err) {
-		fprintf(stderr, "treewalk: %s: %s\n", opts.dir, strerror(-err));
-		return 1;
-	}
-	if (prctl(PR_SET_NAME, opts.comm, 0, 0, 0) < 0) {
-		fprintf(stderr, "treewalk: prctl: %s\n", strerror(errno));
-		return 1;
-	}
+	if (err)
+		return runtime_error(opts.dir, NULL, err);
+	err = take_comm(opts.comm);
+	if (err)
+		return runtime_error("prctl", NULL, err);
 	walk.buf = malloc(READ_MAX);
 	if (!walk.buf) {
 		fprintf(stderr, "treewalk: out of memory\n");
@@ -200,10 +169,8 @@ int main(int argc, char **argv)
 	for (pass = 0, err = 0; pass < opts.passes && !err; pass++)
 		err = walk_tree(opts.dir);
 	free(walk.buf);
-	if (err) {
-		fprintf(stderr, "treewalk: walking %s: %s\n", opts.dir, strerror(-err));
-		return 1;
-	}
+	if (err)
+		return runtime_error("walking", opts.dir, err);
 	if (opts.verbose)
 		printf("files %ld bytes %lld skipped %ld fadvise_errors %ld passes %ld\n",
 		       walk.stats.files, walk.stats.bytes, walk.stats.skipped,
