@@ -132,4 +132,4 @@ clean:
 # Further targets, one file each: make fuzz (mk/fuzz.mk), make soak (mk/soak.mk), ...
 include $(wildcard mk/*.mk)
 
--include $(wildcard $(OUT)/*.d $(OUT)/tests/*.d $(OUT)/asan/*.d $(OUT)/asan/tests/*.d)
+-include $(wildcard $(OUT)/*.d $(OUT)/tests/*.d $(OUT)/static/*.d $(OUT)/asan/*.d $(OUT)/asan/tests/*.d)

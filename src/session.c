@@ -743,7 +743,7 @@ static int start_export(struct session *s)
 	if (err)
 		return fail(EXIT_EXPORT, "cannot write %s: %s",
 			    SHOWN_PATH(s->opts->prom_path, shown), strerror(-err));
-	note(s, "exporting to %s every %.0f s", SHOWN_PATH(s->opts->prom_path, shown),
+	note(s, "exporting to %s every %g s", SHOWN_PATH(s->opts->prom_path, shown),
 	     (double)interval_of(s->opts) / 1e9);
 	return EXIT_OK;
 }

@@ -40,16 +40,6 @@ progs_gone() {
 	[ -z "$(comm -12 <(echo "$1") <(prog_ids))" ]
 }
 
-# wait_attached FILE: waits (up to 30 s) for drainstat -v's "mode" line in FILE,
-# its stderr: the programs are attached (JSON and --prom print no header).
-wait_attached() {
-	for _ in $(seq 300); do
-		grep -q '^drainstat: mode ' "$1" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # forced_drains COMM ARGS...: drainstat -v ARGS -p <drainforce> around N forced
 # drains under COMM (FORCE_ARGS: more drainforce options, such as -k K).
 # Output in $OUT, drainstat's pid in DS_PID.
@@ -67,11 +57,6 @@ forced_drains() {
 	wait_attached "$OUT.err"
 	kill -USR1 $wl
 	wait $wl
-}
-
-# prom_value FILE SERIES: the value of SERIES ('name{labels}') in the export FILE.
-prom_value() {
-	awk -v s="$2" '$1 == s { print $2 }' "$1"
 }
 
 # scrape_textfile DIR OUT: what a real node_exporter serves from the textfile

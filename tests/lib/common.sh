@@ -36,7 +36,7 @@ to_ns() {
 		else if (v ~ /ms$/) { m = 1e6; sub(/ms$/, "", v) }
 		else if (v ~ /s$/) { m = 1e9; sub(/s$/, "", v) }
 		else { print ""; exit }
-		printf "%d\n", v * m
+		printf "%.0f\n", v * m
 	}'
 }
 
@@ -104,3 +104,17 @@ wait_comm() {
 	return 1
 }
 
+# wait_attached FILE: waits (up to 30 s) for drainstat -v's "mode" line in FILE,
+# its stderr: the programs are attached (JSON and --prom print no header).
+wait_attached() {
+	for _ in $(seq 300); do
+		grep -q '^drainstat: mode ' "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# prom_value FILE SERIES: the value of SERIES ('name{labels}') in the export FILE.
+prom_value() {
+	awk -v s="$2" '$1 == s { print $2 }' "$1"
+}

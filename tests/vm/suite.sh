@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The in-VM suite (run in /mnt by tests/vm/run, $VM_KERNEL naming the kernel):
 # drainstat's full, kprobe and tracepoint modes on a real Debian kernel, against
-# workloads whose truth is known. Payload: drainstat, drainforce and trigger
-# (static), common.sh, this file.
+# workloads whose truth is known. Payload: drainstat, drainforce, trigger and
+# stuckdrain (static), common.sh, stuck.sh, this file.
 set -u
 cd /mnt || exit 1
 . ./common.sh
@@ -118,4 +118,28 @@ if [ "${VM_KERNEL%-rt}" = 6.12 ]; then
 	check "drop_caches: a drain at drop_caches_sysctl_handler" \
 		grep -qE '^drop_caches_sysctl_handler [1-9]' <<<"$rows"
 fi
+# A drain held by a SCHED_FIFO spinner, seen while it is stuck, in every mode
+# (tests/lib/stuck.sh). Under TCG everything is slower: a 3 s spin, --stuck
+# 1 s, reports every 500 ms, -T 1.5 s, a report up to 700 ms late.
+. ./stuck.sh
+STUCKDRAIN=/mnt/stuckdrain
+STUCK_DATA=/mnt/stuck.data
+SPIN_MS=3000
+STUCK_MS=1000
+INTERVAL_MS=500
+T_MS=1500
+SLACK_MS=700
+if stuck_setup; then
+	echo "# fair server turned off: $FAIR_SERVER_OFF"
+	for mode in full kprobe tracepoint; do
+		mkdir -p /tmp/stuck-$mode
+		stuck_suite $mode /tmp/stuck-$mode
+	done
+	# the example of the README and the man page
+	grep -B1 -A4 '^STUCK' /tmp/stuck-full/text | head -n 12 | sed 's/^/# /'
+else
+	fail "stuck: RT throttling off"
+fi
+stuck_restore
+
 echo "# auto mode on $VM_KERNEL: $AUTO_MODE"

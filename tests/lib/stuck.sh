@@ -1,0 +1,225 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# A drain held while drainstat watches, for the host test (test_stuck.sh) and
+# the VM suite, after common.sh. stuckdrain batches pages on CPU 1, then spins
+# there as SCHED_FIFO 50 with RT throttling off: its dropper's DONTNEED on
+# CPU 0 drains, and the drain's work on CPU 1 waits until the spinner stops,
+# or until the fair server (6.12 and later) lets CFS run, after about 950 ms,
+# where debugfs cannot turn it off (lockdown). A waiter drains 200 ms later and
+# waits for the drain mutex behind it.
+#
+# The caller sets DRAINSTAT, STUCKDRAIN, STUCK_DATA (a file on a block
+# filesystem), SPIN_MS, STUCK_MS (--stuck), INTERVAL_MS (the reports'), T_MS
+# (-T) and SLACK_MS (how late a report may come on this machine).
+
+RT_RUNTIME=/proc/sys/kernel/sched_rt_runtime_us
+STUCK_OLD_RT=
+STUCK_FAIR_SERVER=() # "file value" pairs to restore
+STUCK_DEBUGFS=       # set when stuck_setup mounted debugfs
+FAIR_SERVER_OFF=1    # 0: some CPU's fair server stayed on (said in the VM's log)
+
+# RT throttling off, and the fair server where debugfs lets us. 0 or 1.
+# This shell and what it starts run on CPU 0 from here on: a fork on CPU 1
+# adds pages to its batch, which once full moves to the LRU by itself, the
+# workload's pages with it (a batch holds 15 folios on 6.1).
+stuck_setup() {
+	local f v
+	taskset -p -c 0 $$ >/dev/null || return 1
+	STUCK_OLD_RT=$(cat $RT_RUNTIME)
+	echo -1 >$RT_RUNTIME || return 1
+	if ! grep -q ' /sys/kernel/debug ' /proc/mounts; then
+		mount -t debugfs none /sys/kernel/debug 2>/dev/null && STUCK_DEBUGFS=1
+	fi
+	for f in /sys/kernel/debug/sched/fair_server/cpu*/runtime; do
+		[ -e "$f" ] || continue
+		if v=$(cat "$f" 2>/dev/null) && echo 0 >"$f" 2>/dev/null; then
+			STUCK_FAIR_SERVER+=("$f $v")
+		else
+			FAIR_SERVER_OFF=0
+		fi
+	done
+	return 0
+}
+
+# The fair server first: with RT throttling back on, its bandwidth may not fit (EBUSY).
+stuck_restore() {
+	local p
+	for p in "${STUCK_FAIR_SERVER[@]}"; do
+		echo "${p#* }" >"${p%% *}"
+	done
+	[ -n "$STUCK_OLD_RT" ] && echo "$STUCK_OLD_RT" >$RT_RUNTIME
+	[ -n "$STUCK_DEBUGFS" ] && umount /sys/kernel/debug
+	return 0
+}
+
+# stuck_run OUT ARGS...: drainstat -v ARGS -p <stuckdrain> on CPU 0 (never on
+# the spinner's CPU) around one held drain, into OUT, OUT.err and OUT.wl (the
+# workload's facts, "name value" lines). With POLL set, $POLL runs meanwhile.
+stuck_run() {
+	local out=$1 wl poller=
+	shift
+	# a fair server that served CFS under the last spin runs on in its 1 s
+	# period and would cut this spin's hold short: let the period end
+	sleep 1.5
+	"$STUCKDRAIN" -W -m -t "$SPIN_MS" -a 1 -b 0 -c sd-dropper -S sd-spin -w sd-waiter \
+		"$STUCK_DATA" >"$out.wl" 2>&1 &
+	wl=$!
+	wait_comm $wl sd-dropper || return 1
+	taskset -c 0 "$DRAINSTAT" -v "$@" -p $wl >"$out" 2>"$out.err" &
+	DS_PID=$!
+	wait_attached "$out.err" || return 1
+	if [ -n "${POLL:-}" ]; then
+		$POLL $wl &
+		poller=$!
+	fi
+	kill -USR1 $wl
+	wait $wl
+	[ -n "$poller" ] && wait $poller
+	sleep 0.5
+	kill -INT "$DS_PID"
+	wait_drainstat
+	# the facts as shell variables: PID, DROPPER, SPINNER, WAITER, WAIT_MS
+	PID=$(sed -n 's/^pid //p' "$out.wl")
+	DROPPER=$(awk '$1 == "dropper_tid" { print $2 }' "$out.wl")
+	SPINNER=$(awk '$1 == "spinner_tid" { print $2 }' "$out.wl")
+	WAITER=$(awk '$1 == "waiter_tid" { print $2 }' "$out.wl")
+	WAIT_MS=$(awk '$1 == "dropper_wait_ms" { print $2 }' "$out.wl")
+}
+
+# The truth: the workload's drain was held long enough to be seen stuck.
+stuck_check_held() {
+	expect_range "$1: the workload's drain was held (ms)" "$WAIT_MS" \
+		$((STUCK_MS + INTERVAL_MS + SLACK_MS)) $((SPIN_MS + 200))
+}
+
+# The text report, with -T: the stuck drain within one interval of --stuck,
+# what holds its CPU, the waiter where the entry is seen, the real wait after.
+stuck_check_text() {
+	local mode=$1 out=$2 d='[0-9.]*[mun]*s' drain cpu first line running wait over
+	expect_eq "$mode text: exit 0" "$DS_RC" 0
+	stuck_check_held "$mode text"
+	drain="^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise: in flight $d, works pending"
+	cpu="^    CPU 1: pending $d; runs sd-spin pid $PID tid $SPINNER, FIFO 50, for $d"
+	# the reports from the first that says STUCK, without the -T events
+	awk '/^STUCK: /,0' "$out" | grep -v 'DRAIN IN FLIGHT' >"$out.stuck"
+	check "$mode text: a report opens with the stuck drain" \
+		grep -q "^STUCK: [12] drains\? in flight over $d (the oldest " "$out.stuck"
+	over=$(grep -m1 '^STUCK: ' "$out.stuck" | sed 's/.* over \([^ ]*\) .*/\1/')
+	expect_eq "$mode text: over the --stuck threshold" "$(to_ns "$over")" $((STUCK_MS * 1000000))
+	check "$mode text: the caller, its site and its pending work" grep -q "$drain" "$out.stuck"
+	first=$(grep -m1 "$drain" "$out.stuck" | sed 's/.* in flight \([^,]*\),.*/\1/')
+	expect_range "$mode text: first shown as stuck within an interval (ms in flight)" \
+		"$(($(to_ns "${first:-0}") / 1000000))" "$STUCK_MS" $((STUCK_MS + INTERVAL_MS + SLACK_MS))
+	check "$mode text: CPU 1, the spinner's comm, pid, tid, FIFO 50" grep -q "$cpu" "$out.stuck"
+	line=$(grep -m1 "$cpu" "$out.stuck")
+	running=$(to_ns "$(echo "$line" | sed 's/.*, for \([^ ]*\).*/\1/')")
+	# its time since it was last switched in: not always since before the
+	# work was queued (the stopper or the fair server may switch it out and in)
+	check "$mode text: the spinner's time there is within its spin" \
+		test "$running" -le $((SPIN_MS * 1000000))
+	if [ "$mode" = tracepoint ]; then
+		# no drain entry: a waiter that has queued nothing is not seen
+		check "$mode text: no mutex count" bash -c "! grep -q 'waiting for the drain mutex' '$out.stuck'"
+	else
+		check "$mode text: the waiter, waiting for the drain mutex" grep -q \
+			"^  sd-waiter pid $PID tid $WAITER on CPU 0, site generic_fadvise: in flight $d, waiting for the drain mutex" \
+			"$out.stuck"
+		check "$mode text: 1 waiting for the drain mutex" \
+			grep -q "^STUCK: .*; 1 waiting for the drain mutex$" "$out.stuck"
+	fi
+	# once it ended: its wait in the row of the interval it ended in (the
+	# others have none), exact, or a lower bound in tracepoint mode
+	wait=$(awk '$1 == "generic_fadvise" && $2 == "sd-dropper" && $13 != "-" { print $13 }' "$out")
+	expect_range "$mode text: the drain's wait once it ended, the workload's (ms)" \
+		"$(($(to_ns "${wait:-0}") / 1000000))" $((WAIT_MS * 90 / 100)) $((WAIT_MS * 107 / 100 + 2))
+	check "$mode text: nothing in flight in the last report" \
+		bash -c "! tac '$out' | awk '/drains, .* works/ { exit } 1' | grep -q 'IN FLIGHT\|STUCK'"
+	expect_eq "$mode -T: one in-flight event for the drain" \
+		"$(grep -A1 "DRAIN IN FLIGHT over $d:" "$out" | grep -c "$drain")" 1
+	over=$(grep -m1 "DRAIN IN FLIGHT over" "$out" | sed 's/.* over \([^:]*\):/\1/')
+	expect_eq "$mode -T: over the -T threshold" "$(to_ns "$over")" $((T_MS * 1000000))
+	check "$mode -T: with its pending CPU and the spinner" \
+		bash -c "grep -A2 'DRAIN IN FLIGHT over $d:' '$out' | grep -q '$cpu'"
+	expect_eq "$mode -T: and once more when it ended" \
+		"$(grep -c "SLOW DRAIN pid $PID tid $DROPPER (sd-dropper) on CPU 0: wait " "$out")" 1
+	check "$mode text: nothing lost" bash -c "! grep -q ', [1-9][0-9]* lost$' '$out'"
+}
+
+# JSON and its -T events, by the emitter's key order (no jq in the VM).
+stuck_check_json() {
+	local mode=$1 out=$2 n='[0-9]*' drain work
+	expect_eq "$mode json: exit 0" "$DS_RC" 0
+	stuck_check_held "$mode json"
+	drain="{\"pid\":$PID,\"tid\":$DROPPER,\"comm\":\"sd-dropper\",\"site\":\"generic_fadvise\",\"caller_cpu\":0,\"age_ns\":$n,\"stuck\":true,\"state\":\"works_pending\""
+	work="{\"target_cpu\":1,\"state\":\"pending\",\"age_ns\":$n,\"self\":false,\"isolated\":false,\"nohz_full\":false,\"running\":{\"idle\":false,\"comm\":\"sd-spin\",\"pid\":$PID,\"tid\":$SPINNER,\"policy\":\"FIFO\",\"priority\":50,\"running_ns\":[1-9][0-9]*}"
+	check "$mode json: a report with the stuck drain, its caller and site" \
+		grep -q "^{\"version\":.*\"stuck_drains\":[12],.*\"in_flight\":\[.*$drain" "$out"
+	check "$mode json: its pending work on CPU 1, the spinner there" grep -q "$drain.*$work" "$out"
+	if [ "$mode" = tracepoint ]; then
+		check "$mode json: mutex_waiters null" bash -c "! grep '^{\"version\"' '$out' | grep -vq '\"mutex_waiters\":null'"
+	else
+		check "$mode json: the waiter on the mutex" grep -q "\"mutex_waiters\":1,.*{\"pid\":$PID,\"tid\":$WAITER,\"comm\":\"sd-waiter\",\"site\":\"generic_fadvise\",\"caller_cpu\":0,\"age_ns\":$n,\"stuck\":[a-z]*,\"state\":\"waiting_for_mutex\"" "$out"
+	fi
+	expect_eq "$mode json -T: one drain_in_flight event for the drain" \
+		"$(grep -c "^{\"event\":\"drain_in_flight\",\"time\":\"[^\"]*\",\"threshold_ns\":${T_MS}000000,\"drain\":$drain.*$work" "$out")" 1
+	expect_eq "$mode json -T: one slow_drain event for it" \
+		"$(grep -c "^{\"event\":\"slow_drain\",\"time\":\"[^\"]*\",\"pid\":$PID,\"tid\":$DROPPER,\"comm\":\"sd-dropper\",\"caller_cpu\":0,.*{\"cpu\":1," "$out")" 1
+}
+
+# The export, copied every 50 ms while the workload PID runs (POLL=stuck_poll_export).
+stuck_poll_export() {
+	local i=0
+	while kill -0 "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ -f "$STUCK_PROM" ] && cp "$STUCK_PROM" "$STUCK_PROM.seen.$i" 2>/dev/null
+		sleep 0.05
+	done
+}
+
+# The largest value of SERIES in the copies.
+stuck_seen_max() {
+	local f
+	for f in "$STUCK_PROM".seen.*; do prom_value "$f" "$1"; done | sort -g | tail -n 1
+}
+
+stuck_check_export() {
+	local mode=$1 v
+	expect_eq "$mode export: exit 0" "$DS_RC" 0
+	stuck_check_held "$mode export"
+	v=$(stuck_seen_max drainstat_oldest_drain_in_flight_seconds)
+	check "$mode export: drainstat_oldest_drain_in_flight_seconds passed --stuck ($v)" \
+		awk -v v="$v" -v t="$STUCK_MS" 'BEGIN { exit !(v * 1000 >= t) }'
+	# the dropper's drain, and where the entry is seen the waiter's
+	expect_eq "$mode export: drainstat_drains_in_flight" \
+		"$(stuck_seen_max drainstat_drains_in_flight)" "$([ "$mode" = tracepoint ] && echo 1 || echo 2)"
+	expect_eq "$mode export: drainstat_pending_works{cpu=\"1\"}" \
+		"$(stuck_seen_max 'drainstat_pending_works{cpu="1"}')" 1
+	v=$(stuck_seen_max 'drainstat_oldest_pending_work_seconds{cpu="1"}')
+	check "$mode export: drainstat_oldest_pending_work_seconds{cpu=\"1\"} passed --stuck ($v)" \
+		awk -v v="$v" -v t="$STUCK_MS" 'BEGIN { exit !(v * 1000 >= t) }'
+	expect_eq "$mode export: nothing in flight at the end" \
+		"$(prom_value "$STUCK_PROM" drainstat_drains_in_flight)" 0
+	if [ "$mode" = tracepoint ]; then
+		expect_eq "$mode export: no drainstat_mutex_waiters" \
+			"$(stuck_seen_max drainstat_mutex_waiters)" ""
+	else
+		expect_eq "$mode export: drainstat_mutex_waiters" "$(stuck_seen_max drainstat_mutex_waiters)" 1
+	fi
+}
+
+# All three outputs in one mode (auto: whatever the machine gives), into DIR.
+stuck_suite() {
+	local mode=$1 dir=$2 interval
+	interval=$(awk -v ms="$INTERVAL_MS" 'BEGIN { printf "%g\n", ms / 1000 }')
+	stuck_run "$dir/text" --mode="$mode" --stuck ${STUCK_MS}ms -T ${T_MS}ms "$interval" ||
+		fail "$mode: stuck run (text)"
+	[ "$mode" = auto ] && mode=$(mode_of "$dir/text")
+	stuck_check_text "$mode" "$dir/text"
+	stuck_run "$dir/json" --mode="$mode" --stuck ${STUCK_MS}ms -T ${T_MS}ms -j "$interval" ||
+		fail "$mode: stuck run (json)"
+	stuck_check_json "$mode" "$dir/json"
+	STUCK_PROM=$dir/drains.prom
+	POLL=stuck_poll_export stuck_run "$dir/export" --mode="$mode" --stuck ${STUCK_MS}ms \
+		--prom "$STUCK_PROM" "$interval" || fail "$mode: stuck run (export)"
+	stuck_check_export "$mode" "$dir/export"
+}
