@@ -628,6 +628,15 @@ static void read_cpu_list(const char *path, __u64 *mask)
 		memset(mask, 0, DRAINSTAT_MAX_CPUS / 8);
 }
 
+/* Which CPUs of works in flight are isolated: it can change at run time (cpuset partitions). */
+static void read_isolation(struct snap_in_flight *f)
+{
+	if (!f->nr_works)
+		return;
+	read_cpu_list(ISOLATED_PATH, f->isolated);
+	read_cpu_list(NOHZ_FULL_PATH, f->nohz_full);
+}
+
 /*
  * One report from a fresh snapshot read into *spare (its buffers reused); the
  * reading becomes *prev and the old *prev the next spare.
@@ -639,11 +648,8 @@ static int report_now(struct session *s, struct snapshot *prev, struct snapshot 
 	int err;
 
 	err = tracer__snapshot(s->tracer, spare);
-	/* isolation can change at run time (cpuset partitions): read when it matters */
-	if (!err && spare->in_flight.nr_works) {
-		read_cpu_list(ISOLATED_PATH, spare->in_flight.isolated);
-		read_cpu_list(NOHZ_FULL_PATH, spare->in_flight.nohz_full);
-	}
+	if (!err)
+		read_isolation(&spare->in_flight);
 	if (!err)
 		err = report(s, spare, since_prev ? prev : NULL, start_ns);
 	if (err)
@@ -668,6 +674,7 @@ static int watch_in_flight(struct session *s, struct snapshot *snap)
 	err = tracer__in_flight(s->tracer, snap, s->opts->slow_ns);
 	if (err || !snap->in_flight.nr_drains)
 		return err;
+	read_isolation(&snap->in_flight);
 	err = model__build(snap, NULL, snap->taken_ns, s->ksyms, &s->info, &m);
 	if (err)
 		return err;

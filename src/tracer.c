@@ -36,8 +36,8 @@ struct tracer {
 	int nr_links;
 	const struct work_state *works_area; /* the works array, mmapped read-only */
 	size_t works_area_size;
-	struct drain_state *drains_buf; /* the drains map read into it: keys, then values */
-	__u32 *tids_buf;
+	struct drain_state *drains_buf; /* a batch of the drains map: values */
+	__u32 *tids_buf;		/* and keys */
 	struct ring_buffer *slow;
 	slow_drain_fn slow_fn;
 	void *slow_arg;
@@ -614,6 +614,7 @@ static int read_works_in_flight(struct tracer *t, struct snapshot *snap, __u64 r
 {
 	struct in_flight_work w;
 	__u32 cpu;
+	__u64 age;
 	int err = 0;
 
 	for (cpu = 0; cpu < (__u32)t->nr_cpus && !err; cpu++) {
@@ -627,9 +628,30 @@ static int read_works_in_flight(struct tracer *t, struct snapshot *snap, __u64 r
 		/* it may have ended since: an empty slot is no work */
 		if (!w.ws.work)
 			continue;
-		if (!w.ws.start_ns && snap->taken_ns - w.ws.queue_ns >= running_min_ns)
+		age = snap->taken_ns > w.ws.queue_ns ? snap->taken_ns - w.ws.queue_ns : 0;
+		if (!w.ws.start_ns && age >= running_min_ns)
 			read_running(t, cpu, &w.running);
 		err = snapshot__add_work(snap, &w);
+	}
+	return err;
+}
+
+/* The drains map is read this many entries at a time: a few KB of buffer. */
+#define DRAINS_BATCH 128
+
+/* The drains in flight among the n entries read: their stacks, into snap. */
+static int add_drains_in_flight(struct tracer *t, struct snapshot *snap, const __u32 *tids,
+				const struct drain_state *drains, __u32 n)
+{
+	__u64 ips[DRAINSTAT_MAX_STACK_DEPTH];
+	int nr_ips, err = 0;
+	__u32 i;
+
+	for (i = 0; i < n && !err; i++) {
+		if (!drains[i].in_call && !drains[i].pending)
+			continue;
+		read_stack(t, drains[i].site.stack_id, ips, &nr_ips);
+		err = snapshot__add_drain(snap, tids[i], &drains[i], ips, nr_ips);
 	}
 	return err;
 }
@@ -640,37 +662,29 @@ static int read_works_in_flight(struct tracer *t, struct snapshot *snap, __u64 r
  */
 static int read_drains_in_flight(struct tracer *t, struct snapshot *snap)
 {
-	const struct bpf_map *map = t->skel->maps.drains;
-	__u32 max = bpf_map__max_entries(map), n, i, batch, *in = NULL, out;
-	__u64 ips[DRAINSTAT_MAX_STACK_DEPTH];
+	int fd = bpf_map__fd(t->skel->maps.drains), err;
 	struct bpf_map_batch_opts opts = {.sz = sizeof(opts)};
-	int nr_ips, err = 0;
+	__u32 *in = NULL, out, n;
+	bool last;
 
 	if (!t->drains_buf) {
-		t->drains_buf = calloc(max, sizeof(*t->drains_buf));
-		t->tids_buf = calloc(max, sizeof(*t->tids_buf));
+		t->drains_buf = calloc(DRAINS_BATCH, sizeof(*t->drains_buf));
+		t->tids_buf = calloc(DRAINS_BATCH, sizeof(*t->tids_buf));
 		if (!t->drains_buf || !t->tids_buf)
 			return -ENOMEM;
 	}
-	for (n = 0; n < max && !err; n += batch, in = &out) {
-		batch = max - n;
-		err = bpf_map_lookup_batch(bpf_map__fd(map), in, &out, t->tids_buf + n,
-					   t->drains_buf + n, &batch, &opts);
-		if (err == -ENOENT) {
-			n += batch;
-			err = 0;
-			break;
-		}
+	for (last = false; !last; in = &out) {
+		n = DRAINS_BATCH;
+		err = bpf_map_lookup_batch(fd, in, &out, t->tids_buf, t->drains_buf, &n, &opts);
+		/* ENOENT: the last batch, n entries long */
+		last = err == -ENOENT;
+		if (err && !last)
+			return err;
+		err = add_drains_in_flight(t, snap, t->tids_buf, t->drains_buf, n);
+		if (err)
+			return err;
 	}
-	for (i = 0; i < n && !err; i++) {
-		const struct drain_state *d = &t->drains_buf[i];
-
-		if (!d->in_call && !d->pending)
-			continue;
-		read_stack(t, d->site.stack_id, ips, &nr_ips);
-		err = snapshot__add_drain(snap, t->tids_buf[i], d, ips, nr_ips);
-	}
-	return err;
+	return 0;
 }
 
 /* Drains and works in flight: nothing on the hot paths keeps a list of them. */

@@ -104,11 +104,12 @@ wait_comm() {
 	return 1
 }
 
-# wait_attached FILE: waits (up to 30 s) for drainstat -v's "mode" line in FILE,
-# its stderr: the programs are attached (JSON and --prom print no header).
+# wait_attached FILE [PATTERN]: waits (up to 30 s) for drainstat -v's "mode"
+# line in FILE, its stderr: the programs are attached (JSON and --prom print no
+# header). With PATTERN, for that line instead (a grep pattern).
 wait_attached() {
 	for _ in $(seq 300); do
-		grep -q '^drainstat: mode ' "$1" && return 0
+		grep -q "${2:-^drainstat: mode }" "$1" && return 0
 		sleep 0.1
 	done
 	return 1

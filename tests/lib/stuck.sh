@@ -67,17 +67,27 @@ stuck_run() {
 	wait_comm $wl sd-dropper || return 1
 	taskset -c 0 "$DRAINSTAT" -v "$@" -p $wl >"$out" 2>"$out.err" &
 	DS_PID=$!
-	wait_attached "$out.err" || return 1
+	# setup done, reports to come: its last step reads the symbols (a second
+	# or two under TCG), then the export, if any, is written a first time
+	wait_attached "$out.err" "${READY:-^drainstat: [0-9]* symbols from }" || return 1
 	if [ -n "${POLL:-}" ]; then
 		$POLL $wl &
 		poller=$!
 	fi
 	kill -USR1 $wl
+	if [ -n "${STOP_AFTER_MS:-}" ]; then
+		# SIGINT while the drain is held: the last report finds it in flight
+		sleep "$(awk -v ms="$STOP_AFTER_MS" 'BEGIN { printf "%g\n", ms / 1000 }')"
+		kill -INT "$DS_PID"
+		wait_drainstat
+	fi
 	wait $wl
 	[ -n "$poller" ] && wait $poller
-	sleep 0.5
-	kill -INT "$DS_PID"
-	wait_drainstat
+	if [ -z "${STOP_AFTER_MS:-}" ]; then
+		sleep 0.5
+		kill -INT "$DS_PID"
+		wait_drainstat
+	fi
 	# the facts as shell variables: PID, DROPPER, SPINNER, WAITER, WAIT_MS
 	PID=$(sed -n 's/^pid //p' "$out.wl")
 	DROPPER=$(awk '$1 == "dropper_tid" { print $2 }' "$out.wl")
@@ -132,8 +142,8 @@ stuck_check_text() {
 	wait=$(awk '$1 == "generic_fadvise" && $2 == "sd-dropper" && $13 != "-" { print $13 }' "$out")
 	expect_range "$mode text: the drain's wait once it ended, the workload's (ms)" \
 		"$(($(to_ns "${wait:-0}") / 1000000))" $((WAIT_MS * 90 / 100)) $((WAIT_MS * 107 / 100 + 2))
-	check "$mode text: nothing in flight in the last report" \
-		bash -c "! tac '$out' | awk '/drains, .* works/ { exit } 1' | grep -q 'IN FLIGHT\|STUCK'"
+	expect_eq "$mode text: nothing in flight in the last report" \
+		"$(tac "$out" | awk '/drains, .* works/ { exit } 1' | grep -A2 '^IN FLIGHT\|^STUCK' | tac)" ""
 	expect_eq "$mode -T: one in-flight event for the drain" \
 		"$(grep -A1 "DRAIN IN FLIGHT over $d:" "$out" | grep -c "$drain")" 1
 	over=$(grep -m1 "DRAIN IN FLIGHT over" "$out" | sed 's/.* over \([^:]*\):/\1/')
@@ -143,6 +153,19 @@ stuck_check_text() {
 	expect_eq "$mode -T: and once more when it ended" \
 		"$(grep -c "SLOW DRAIN pid $PID tid $DROPPER (sd-dropper) on CPU 0: wait " "$out")" 1
 	check "$mode text: nothing lost" bash -c "! grep -q ', [1-9][0-9]* lost$' '$out'"
+}
+
+# One report, at SIGINT while the drain is held: it shows the drain in flight.
+stuck_check_interrupted() {
+	local mode=$1 out=$2
+	expect_eq "$mode SIGINT: exit 0" "$DS_RC" 0
+	stuck_check_held "$mode SIGINT"
+	check "$mode SIGINT: the one report opens with the stuck drain" \
+		grep -q '^STUCK: [12] drains\? in flight over ' "$out"
+	check "$mode SIGINT: the drain, its pending work and the spinner" bash -c "grep -A1 \
+		'^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise: in flight .*, works pending' '$out' |
+		grep -q '^    CPU 1: pending .*; runs sd-spin pid $PID tid $SPINNER, FIFO 50, for '"
+	check "$mode SIGINT: nothing lost" grep -q ', 0 lost$' "$out"
 }
 
 # JSON and its -T events, by the emitter's key order (no jq in the VM).
@@ -218,8 +241,12 @@ stuck_suite() {
 	stuck_run "$dir/json" --mode="$mode" --stuck ${STUCK_MS}ms -T ${T_MS}ms -j "$interval" ||
 		fail "$mode: stuck run (json)"
 	stuck_check_json "$mode" "$dir/json"
+	STOP_AFTER_MS=$((STUCK_MS + INTERVAL_MS + SLACK_MS)) stuck_run "$dir/final" --mode="$mode" \
+		--stuck ${STUCK_MS}ms || fail "$mode: stuck run (SIGINT)"
+	stuck_check_interrupted "$mode" "$dir/final"
 	STUCK_PROM=$dir/drains.prom
-	POLL=stuck_poll_export stuck_run "$dir/export" --mode="$mode" --stuck ${STUCK_MS}ms \
-		--prom "$STUCK_PROM" "$interval" || fail "$mode: stuck run (export)"
+	READY='^drainstat: exporting to ' POLL=stuck_poll_export stuck_run "$dir/export" \
+		--mode="$mode" --stuck ${STUCK_MS}ms --prom "$STUCK_PROM" "$interval" ||
+		fail "$mode: stuck run (export)"
 	stuck_check_export "$mode" "$dir/export"
 }
