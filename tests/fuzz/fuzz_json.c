@@ -2,8 +2,10 @@
 /*
  * report_json__print() of a random model, read back by a strict parser: one
  * line, one valid JSON value, every string decoding to the very bytes the model
- * held (up to a NUL), every number the model's. An odd first byte instead gives
- * the rest of the input, unterminated, to report_json__string() alone.
+ * held (up to a NUL), every number the model's; then the drain_in_flight event
+ * of each of its drains in flight, checked the same way. An odd first byte
+ * instead gives the rest of the input, unterminated, to report_json__string()
+ * alone.
  */
 #include <string.h>
 
@@ -43,6 +45,21 @@ static void expect_u64(const struct json_value *obj, const char *key, __u64 want
 
 	FUZZ_CHECK(got == want, "\"%s\" is %llu, want %llu", key, (unsigned long long)got,
 		   (unsigned long long)want);
+}
+
+/* A signed integer: a negative one must come back negative. */
+static void expect_s64(const struct json_value *obj, const char *key, __s64 want)
+{
+	const struct json_value *v = member(obj, key, JSON_NUMBER);
+
+	FUZZ_CHECK(v->is_s64 && v->s64 == want, "\"%s\" is %s, want %lld", key, v->str,
+		   (long long)want);
+}
+
+/* obj has exactly n keys: none the checks before missed. */
+static void expect_keys(const struct json_value *obj, const char *what, size_t n)
+{
+	FUZZ_CHECK(obj->nr == n, "%s has %zu keys, want %zu", what, obj->nr, n);
 }
 
 static void expect_bool(const struct json_value *obj, const char *key, bool want)
@@ -93,10 +110,27 @@ static void expect_dist(const struct json_value *obj, const char *key, const str
 		   (unsigned long long)p99, (unsigned long long)h->max);
 }
 
+/* "frames": the bytes of each frame of st, in order. */
+static void expect_frames(const struct json_value *obj, const struct model_stack *st,
+			  const char *what)
+{
+	const struct json_value *frames = expect_array(obj, "frames", (size_t)st->nr_frames);
+	int k;
+
+	for (k = 0; k < st->nr_frames; k++) {
+		const char *want = st->frames[k];
+		size_t n = strnlen(want, MODEL_NAME_LEN);
+
+		FUZZ_CHECK(frames->items[k]->type == JSON_STRING && frames->items[k]->len == n &&
+			       !memcmp(frames->items[k]->str, want, n),
+			   "frame %d of %s does not decode to its bytes", k, what);
+	}
+}
+
 static void check_site(const struct json_value *o, const struct model_site *s)
 {
-	const struct json_value *stacks, *frames;
-	int i, k;
+	const struct json_value *stacks;
+	int i;
 
 	FUZZ_CHECK(o->type == JSON_OBJECT, "a site is not an object");
 	expect_bytes(o, "site", s->site, sizeof(s->site));
@@ -116,16 +150,7 @@ static void check_site(const struct json_value *o, const struct model_site *s)
 	for (i = 0; i < s->nr_stacks; i++) {
 		FUZZ_CHECK(stacks->items[i]->type == JSON_OBJECT, "a stack is not an object");
 		expect_u64(stacks->items[i], "drains", s->stacks[i].drains);
-		frames = expect_array(stacks->items[i], "frames", (size_t)s->stacks[i].nr_frames);
-		for (k = 0; k < s->stacks[i].nr_frames; k++) {
-			const char *want = s->stacks[i].frames[k];
-			size_t n = strnlen(want, MODEL_NAME_LEN);
-
-			FUZZ_CHECK(frames->items[k]->type == JSON_STRING &&
-				       frames->items[k]->len == n &&
-				       !memcmp(frames->items[k]->str, want, n),
-				   "frame %d of stack %d does not decode to its bytes", k, i);
-		}
+		expect_frames(stacks->items[i], &s->stacks[i], "a site's stack");
 	}
 }
 
@@ -170,6 +195,95 @@ static void check_fadvise(const struct json_value *top, const struct model *m)
 	FUZZ_CHECK(n == arr->nr, "fadvise has %zu entries, want %zu", arr->nr, n);
 }
 
+/* The states of a drain in flight as the man page names them, by enum drain_phase. */
+static const char *const phase_keys[] = {
+    [PHASE_MUTEX] = "waiting_for_mutex",
+    [PHASE_PENDING] = "works_pending",
+    [PHASE_RUNNING] = "works_running",
+    [PHASE_RETURNING] = "returning",
+};
+
+/* "running": what runs on a pending work's CPU, or null where the CPU was not asked. */
+static void check_running(const struct json_value *work, const struct model_running *r)
+{
+	const struct json_value *o;
+
+	if (!r->known) {
+		member(work, "running", JSON_NULL);
+		return;
+	}
+	o = member(work, "running", JSON_OBJECT);
+	expect_keys(o, "\"running\"", 7);
+	expect_bool(o, "idle", r->idle);
+	expect_bytes(o, "comm", r->comm, sizeof(r->comm));
+	expect_u64(o, "pid", r->pid);
+	expect_u64(o, "tid", r->tid);
+	expect_bytes(o, "policy", r->policy, strlen(r->policy));
+	expect_s64(o, "priority", r->priority);
+	if (r->since_known)
+		expect_u64(o, "running_ns", r->running_ns);
+	else
+		member(o, "running_ns", JSON_NULL);
+}
+
+/* A work in flight; only a pending one has "running". */
+static void check_work(const struct json_value *o, const struct model_work *w)
+{
+	FUZZ_CHECK(o->type == JSON_OBJECT, "a work in flight is not an object");
+	expect_keys(o, "a work in flight", w->started ? 6 : 7);
+	expect_u64(o, "target_cpu", (__u64)w->target_cpu);
+	expect_bytes(o, "state", w->started ? "running" : "pending", strlen("pending"));
+	expect_u64(o, "age_ns", w->age_ns);
+	expect_bool(o, "self", w->self);
+	expect_bool(o, "isolated", w->isolated);
+	expect_bool(o, "nohz_full", w->nohz_full);
+	if (!w->started)
+		check_running(o, &w->running);
+}
+
+/* An element of in_flight[], or the "drain" of a drain_in_flight event. */
+static void check_drain(const struct json_value *o, const struct model_drain *md)
+{
+	const struct json_value *works;
+	int i;
+
+	FUZZ_CHECK(o->type == JSON_OBJECT, "a drain in flight is not an object");
+	expect_keys(o, "a drain in flight", 12);
+	expect_u64(o, "pid", md->pid);
+	expect_u64(o, "tid", md->tid);
+	expect_bytes(o, "comm", md->comm, sizeof(md->comm));
+	expect_bytes(o, "site", md->site, sizeof(md->site));
+	expect_u64(o, "caller_cpu", (__u64)md->caller_cpu);
+	expect_u64(o, "age_ns", md->age_ns);
+	expect_bool(o, "stuck", md->stuck);
+	expect_bytes(o, "state", phase_keys[md->phase], strlen(phase_keys[md->phase]));
+	expect_u64(o, "works", md->works);
+	expect_u64(o, "pending_works", md->pending_works);
+	expect_frames(o, &md->stack, "a drain in flight");
+	works = expect_array(o, "works_in_flight", (size_t)md->nr_in_flight);
+	for (i = 0; i < md->nr_in_flight; i++)
+		check_work(works->items[i], &md->in_flight[i]);
+}
+
+/* The drains in flight; mutex_waiters is null where the drain entry is not seen. */
+static void check_in_flight(const struct json_value *top, const struct model *m)
+{
+	const struct json_value *drains;
+	int i;
+
+	expect_u64(top, "stuck_threshold_ns", m->info.stuck_ns);
+	expect_u64(top, "drains_in_flight", (__u64)m->nr_in_flight);
+	expect_u64(top, "stuck_drains", (__u64)m->nr_stuck);
+	if (m->info.entry_visible)
+		expect_u64(top, "mutex_waiters", (__u64)m->mutex_waiters);
+	else
+		member(top, "mutex_waiters", JSON_NULL);
+	expect_u64(top, "oldest_drain_in_flight_ns", m->oldest_in_flight_ns);
+	drains = expect_array(top, "in_flight", (size_t)m->nr_in_flight);
+	for (i = 0; i < m->nr_in_flight; i++)
+		check_drain(drains->items[i], &m->in_flight[i]);
+}
+
 static void check_report(const struct json_value *top, const struct model *m, const char *version)
 {
 	const struct json_value *sites, *sees, *counters;
@@ -206,6 +320,7 @@ static void check_report(const struct json_value *top, const struct model *m, co
 	FUZZ_CHECK(counters->nr == CNT_NR, "%zu counters, want %d", counters->nr, CNT_NR);
 	for (i = 0; i < CNT_NR; i++)
 		expect_u64(counters, model__counter_name(i), m->counters[i]);
+	check_in_flight(top, m);
 }
 
 /* The output is one line: a JSON value, then its only '\n'. Returns the value. */
@@ -221,6 +336,28 @@ static struct json_value *parse_line(const struct output *out)
 	return v;
 }
 
+/* The drain_in_flight event of md, the version's random bytes as its time. */
+static void fuzz_event(const struct model_drain *md, __u64 threshold_ns, const char *stamp)
+{
+	struct output out;
+	struct json_value *v;
+	FILE *f;
+
+	f = open_memstream(&out.text, &out.len);
+	FUZZ_CHECK(f, "open_memstream");
+	report_json__drain_in_flight(f, md, threshold_ns, stamp);
+	fclose(f);
+	v = parse_line(&out);
+	FUZZ_CHECK(v->type == JSON_OBJECT, "the event is not an object");
+	expect_keys(v, "a drain_in_flight event", 4);
+	expect_bytes(v, "event", "drain_in_flight", strlen("drain_in_flight"));
+	expect_bytes(v, "time", stamp, VERSION_LEN);
+	expect_u64(v, "threshold_ns", threshold_ns);
+	check_drain(member(v, "drain", JSON_OBJECT), md);
+	json_check__free(v);
+	free(out.text);
+}
+
 static void fuzz_report(struct bytes *b)
 {
 	char version[VERSION_LEN];
@@ -228,6 +365,7 @@ static void fuzz_report(struct bytes *b)
 	struct output out;
 	struct json_value *v;
 	FILE *f;
+	int i;
 
 	bytes__string(b, version, sizeof(version));
 	FUZZ_CHECK(!random_model__fill(&rm, b, false), "out of memory");
@@ -239,6 +377,8 @@ static void fuzz_report(struct bytes *b)
 	check_report(v, &rm.m, version);
 	json_check__free(v);
 	free(out.text);
+	for (i = 0; i < rm.m.nr_in_flight; i++)
+		fuzz_event(&rm.m.in_flight[i], rm.m.info.stuck_ns, version);
 	random_model__free(&rm);
 }
 

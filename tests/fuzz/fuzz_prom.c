@@ -2,7 +2,8 @@
 /*
  * report_prom__print() of a random model with random prom_opts, read back by a
  * checker of the text format (prom_check.h), then its sums against the model's:
- * folding sites into "other" and merging comms must lose no count.
+ * folding sites into "other" and merging comms must lose no count; and the
+ * gauges of the drains in flight, each value the model's exactly.
  */
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "report_prom.h"
 
 #define VERSION_LEN 32
+#define NS_PER_SEC  1000000000ULL
 
 /* What the model adds up to, as the exposition should show it. */
 struct totals {
@@ -92,6 +94,172 @@ static void check_sums(const struct prom_exposition *e, const struct model *m, i
 		   "drainstat_info is not one sample of 1");
 }
 
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Decimal digits as an integer that fits 64 bits, and nothing else. */
+static bool integer(const char *s, __u64 *v)
+{
+	if (!*s)
+		return false;
+	for (*v = 0; *s; s++) {
+		if (!is_digit(*s) || *v > (~0ULL - (__u64)(*s - '0')) / 10)
+			return false;
+		*v = *v * 10 + (__u64)(*s - '0');
+	}
+	return true;
+}
+
+/* "S" or "S.F" with at most 9 decimals: exactly that many nanoseconds, when they fit 64 bits. */
+static bool seconds_ns(const char *s, __u64 *ns)
+{
+	char whole[32];
+	size_t n = strcspn(s, ".");
+	__u64 sec, frac = 0;
+	int digits = 0;
+
+	if (n >= sizeof(whole))
+		return false;
+	memcpy(whole, s, n);
+	whole[n] = '\0';
+	if (!integer(whole, &sec))
+		return false;
+	if (s[n] == '.') {
+		for (s += n + 1; is_digit(*s) && digits < 9; s++, digits++)
+			frac = frac * 10 + (__u64)(*s - '0');
+		if (!digits || *s)
+			return false;
+	}
+	for (; digits < 9; digits++)
+		frac *= 10;
+	if (sec > (~0ULL - frac) / NS_PER_SEC)
+		return false;
+	*ns = sec * NS_PER_SEC + frac;
+	return true;
+}
+
+/* A gauge family with its HELP where shown; where not, neither it nor a sample of it. */
+static void expect_gauge(const struct prom_exposition *e, const char *name, bool shown)
+{
+	bool has_help;
+	const char *type = prom_check__family(e, name, &has_help);
+	size_t n;
+
+	if (!shown) {
+		prom_check__sum(e, name, NULL, NULL, &n);
+		FUZZ_CHECK(!type && !n, "%s: shown where the mode cannot see it", name);
+		return;
+	}
+	FUZZ_CHECK(type && !strcmp(type, "gauge") && has_help, "%s: no gauge with a HELP", name);
+}
+
+/* The value of the one sample of name, with cpu="cpu" unless cpu is NULL; its series in series. */
+static const char *one_sample(const struct prom_exposition *e, const char *name, const char *cpu,
+			      char *series, size_t size)
+{
+	const char *text = prom_check__value(e, name, cpu ? "cpu" : NULL, cpu);
+
+	if (cpu)
+		snprintf(series, size, "%s{cpu=\"%s\"}", name, cpu);
+	else
+		snprintf(series, size, "%s", name);
+	FUZZ_CHECK(text, "%s: not one sample", series);
+	return text;
+}
+
+/* The one sample of name (with cpu="cpu" unless cpu is NULL) is the integer want. */
+static void expect_value(const struct prom_exposition *e, const char *name, const char *cpu,
+			 __u64 want)
+{
+	char series[128];
+	const char *text = one_sample(e, name, cpu, series, sizeof(series));
+	__u64 got;
+
+	FUZZ_CHECK(integer(text, &got) && got == want, "%s is %s, want %llu", series, text,
+		   (unsigned long long)want);
+}
+
+/* The one sample of name (with cpu="cpu" unless cpu is NULL) is want_ns in seconds, exactly. */
+static void expect_seconds(const struct prom_exposition *e, const char *name, const char *cpu,
+			   __u64 want_ns)
+{
+	char series[128];
+	const char *text = one_sample(e, name, cpu, series, sizeof(series));
+	__u64 got;
+
+	FUZZ_CHECK(seconds_ns(text, &got) && got == want_ns, "%s is %s, want %llu ns", series, text,
+		   (unsigned long long)want_ns);
+}
+
+/* The pending works of a CPU, as the model has them. */
+struct pending_cpu {
+	int cpu;
+	__u64 works, oldest_ns;
+};
+
+/* The CPUs with a pending work into p (room for every work in flight); how many. */
+static size_t pending_cpus(const struct model *m, struct pending_cpu *p)
+{
+	size_t n = 0, c;
+	int i, k;
+
+	for (i = 0; i < m->nr_in_flight; i++) {
+		for (k = 0; k < m->in_flight[i].nr_in_flight; k++) {
+			const struct model_work *w = &m->in_flight[i].in_flight[k];
+
+			if (w->started)
+				continue;
+			for (c = 0; c < n && p[c].cpu != w->target_cpu; c++)
+				;
+			if (c == n)
+				p[n++] = (struct pending_cpu){.cpu = w->target_cpu};
+			p[c].works++;
+			p[c].oldest_ns = w->age_ns > p[c].oldest_ns ? w->age_ns : p[c].oldest_ns;
+		}
+	}
+	return n;
+}
+
+/*
+ * The gauges of the drains in flight: how many, the oldest, the mutex waiters
+ * where the entry is seen, and one series per CPU with a pending work, no other.
+ */
+static void check_in_flight(const struct prom_exposition *e, const struct model *m)
+{
+	struct pending_cpu *p;
+	size_t n, nr_cpus, c, works = 0;
+	char cpu[16];
+	int i;
+
+	expect_gauge(e, "drainstat_drains_in_flight", true);
+	expect_value(e, "drainstat_drains_in_flight", NULL, (__u64)m->nr_in_flight);
+	expect_gauge(e, "drainstat_oldest_drain_in_flight_seconds", true);
+	expect_seconds(e, "drainstat_oldest_drain_in_flight_seconds", NULL, m->oldest_in_flight_ns);
+	expect_gauge(e, "drainstat_mutex_waiters", m->info.entry_visible);
+	if (m->info.entry_visible)
+		expect_value(e, "drainstat_mutex_waiters", NULL, (__u64)m->mutex_waiters);
+	expect_gauge(e, "drainstat_pending_works", true);
+	expect_gauge(e, "drainstat_oldest_pending_work_seconds", true);
+	for (i = 0; i < m->nr_in_flight; i++)
+		works += (size_t)m->in_flight[i].nr_in_flight;
+	p = calloc(works + 1, sizeof(*p));
+	FUZZ_CHECK(p, "out of memory");
+	nr_cpus = pending_cpus(m, p);
+	for (c = 0; c < nr_cpus; c++) {
+		snprintf(cpu, sizeof(cpu), "%d", p[c].cpu);
+		expect_value(e, "drainstat_pending_works", cpu, p[c].works);
+		expect_seconds(e, "drainstat_oldest_pending_work_seconds", cpu, p[c].oldest_ns);
+	}
+	prom_check__sum(e, "drainstat_pending_works", NULL, NULL, &n);
+	FUZZ_CHECK(n == nr_cpus, "drainstat_pending_works: %zu series for %zu CPUs", n, nr_cpus);
+	prom_check__sum(e, "drainstat_oldest_pending_work_seconds", NULL, NULL, &n);
+	FUZZ_CHECK(n == nr_cpus, "drainstat_oldest_pending_work_seconds: %zu series for %zu CPUs",
+		   n, nr_cpus);
+	free(p);
+}
+
 int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 {
 	struct bytes b = {data, size};
@@ -115,6 +283,7 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 	e = prom_check__parse(text, len, err, sizeof(err));
 	FUZZ_CHECK(e, "%s\n%s", err, text);
 	check_sums(e, &rm.m, opts.max_sites);
+	check_in_flight(e, &rm.m);
 	prom_check__free(e);
 	free(text);
 	random_model__free(&rm);

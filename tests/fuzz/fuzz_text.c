@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The text report of a random model, with -s and -H: nothing unprintable may
- * reach a terminal, whatever bytes a kernel module named its functions or a task
- * its comm. An odd first byte instead escapes the rest of the input alone with
+ * The text report of a random model, with -s and -H, and the event of each of
+ * its drains in flight: nothing unprintable may reach a terminal, whatever bytes
+ * a kernel module named its functions or a task its comm; every drain in flight
+ * has its line. An odd first byte instead escapes the rest of the input alone with
  * escape__text() into a buffer of random size.
  */
 #include <string.h>
@@ -20,6 +21,46 @@ static void check_printable(const char *text, size_t len)
 	for (i = 0; i < len; i++)
 		FUZZ_CHECK(text[i] == '\n' || (text[i] >= 0x20 && text[i] < 0x7f),
 			   "byte 0x%02x at %zu of:\n%s", (unsigned char)text[i], i, text);
+}
+
+/*
+ * Each drain in flight has its line, comm and site escaped: the drains in flight
+ * were printed, so check_printable() saw them.
+ */
+static void check_in_flight_shown(const char *text, const struct model *m)
+{
+	char comm[ESCAPE_SIZE(DRAINSTAT_COMM_LEN)], site[ESCAPE_SIZE(MODEL_NAME_LEN)];
+	char line[sizeof(comm) + sizeof(site) + 96];
+	int i;
+
+	for (i = 0; i < m->nr_in_flight; i++) {
+		const struct model_drain *md = &m->in_flight[i];
+
+		snprintf(line, sizeof(line), "\n  %s pid %u tid %u on CPU %d, site %s: in flight ",
+			 escape__text(md->comm, sizeof(md->comm), comm, sizeof(comm)), md->pid,
+			 md->tid, md->caller_cpu,
+			 escape__text(md->site, sizeof(md->site), site, sizeof(site)));
+		FUZZ_CHECK(strstr(text, line), "no line for drain in flight %d:%s\nin:\n%s", i,
+			   line, text);
+	}
+}
+
+/* The slow-drain log's event of each drain in flight: printable too. */
+static void fuzz_events(const struct model *m)
+{
+	char *text;
+	size_t len;
+	FILE *f;
+	int i;
+
+	for (i = 0; i < m->nr_in_flight; i++) {
+		f = open_memstream(&text, &len);
+		FUZZ_CHECK(f, "open_memstream");
+		report_text__drain_in_flight(f, &m->in_flight[i], m->info.stuck_ns, "12:34:56");
+		fclose(f);
+		check_printable(text, len);
+		free(text);
+	}
 }
 
 static void fuzz_report(struct bytes *b)
@@ -40,7 +81,9 @@ static void fuzz_report(struct bytes *b)
 	report_text__print(f, &rm.m, &opts);
 	fclose(f);
 	check_printable(text, len);
+	check_in_flight_shown(text, &rm.m);
 	free(text);
+	fuzz_events(&rm.m);
 	random_model__free(&rm);
 }
 

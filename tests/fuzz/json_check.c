@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +241,23 @@ static bool number_u64(const char *s, __u64 *v)
 	return true;
 }
 
+/* Whether the text of a number is an integer that fits 64 bits signed; its value in *v. */
+static bool number_s64(const char *s, __s64 *v)
+{
+	__u64 mag;
+
+	if (*s != '-') {
+		if (!number_u64(s, &mag) || mag > (__u64)INT64_MAX)
+			return false;
+		*v = (__s64)mag;
+		return true;
+	}
+	if (!number_u64(s + 1, &mag) || mag > (__u64)INT64_MAX + 1)
+		return false;
+	*v = mag == (__u64)INT64_MAX + 1 ? INT64_MIN : -(__s64)mag;
+	return true;
+}
+
 /* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
 static struct json_value *parse_number(struct parser *ps)
 {
@@ -275,6 +293,7 @@ static struct json_value *parse_number(struct parser *ps)
 		return fail(ps, "out of memory");
 	}
 	v->is_u64 = number_u64(v->str, &v->u64);
+	v->is_s64 = number_s64(v->str, &v->s64);
 	return v;
 }
 

@@ -32,6 +32,8 @@ struct json_value {
 	size_t len;  /* of str */
 	bool is_u64; /* JSON_NUMBER: an integer in 0..2^64-1, in u64 */
 	__u64 u64;
+	bool is_s64; /* JSON_NUMBER: an integer in -2^63..2^63-1, in s64 */
+	__s64 s64;
 	struct json_value **items;   /* JSON_ARRAY */
 	struct json_member *members; /* JSON_OBJECT */
 	size_t nr;		     /* items or members */

@@ -22,6 +22,7 @@ struct prom_sample {
 	struct prom_label labels[MAX_LABELS]; /* sorted by name */
 	int nr_labels;
 	double value;
+	char *text; /* the value as written */
 	bool is_u64;
 	__u64 u64;
 	char *key; /* the series: name and labels, unlike any other series' */
@@ -488,6 +489,7 @@ static void free_sample(struct prom_sample *sm)
 		free(sm->labels[i].value);
 	}
 	free(sm->name);
+	free(sm->text);
 	free(sm->key);
 }
 
@@ -512,7 +514,8 @@ static bool parse_sample(struct prom_exposition *e, char *s)
 		return false;
 	}
 	sm.is_u64 = parse_u64(p + 1, &sm.u64);
-	if (!own_strings(&sm) || !(sm.key = series_key(&sm, sm.name, false)))
+	sm.text = strdup(p + 1);
+	if (!own_strings(&sm) || !sm.text || !(sm.key = series_key(&sm, sm.name, false)))
 		ok = fail(e, "out of memory");
 	ok = ok && check_sample(e, &sm) && add_sample(e, &sm);
 	if (!ok)
@@ -623,4 +626,36 @@ __u64 prom_check__sum(const struct prom_exposition *e, const char *name, const c
 		sum += sm->is_u64 ? sm->u64 : 0;
 	}
 	return sum;
+}
+
+const char *prom_check__family(const struct prom_exposition *e, const char *name, bool *has_help)
+{
+	static const char *const types[] = {
+	    [FAMILY_COUNTER] = "counter",
+	    [FAMILY_GAUGE] = "gauge",
+	    [FAMILY_HISTOGRAM] = "histogram",
+	    [FAMILY_UNTYPED] = NULL,
+	};
+	long i = find_family(e, name);
+
+	*has_help = i >= 0 && e->families[i].has_help;
+	return i >= 0 ? types[e->families[i].type] : NULL;
+}
+
+const char *prom_check__value(const struct prom_exposition *e, const char *name,
+			      const char *label_name, const char *value)
+{
+	const char *text = NULL;
+	size_t i, n = 0;
+
+	for (i = 0; i < e->nr_samples; i++) {
+		const struct prom_sample *sm = &e->samples[i];
+		const char *v = label_name ? label(sm, label_name) : NULL;
+
+		if (strcmp(sm->name, name) || (label_name && (!v || strcmp(v, value))))
+			continue;
+		n++;
+		text = sm->text;
+	}
+	return n == 1 ? text : NULL;
 }

@@ -11,6 +11,7 @@
 #ifndef FUZZ_PROM_CHECK_H
 #define FUZZ_PROM_CHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -26,5 +27,15 @@ void prom_check__free(struct prom_exposition *e);
  */
 __u64 prom_check__sum(const struct prom_exposition *e, const char *name, const char *label,
 		      const char *value, size_t *n);
+
+/* The TYPE of family name ("counter", "gauge", "histogram"), NULL if none; HELP in *has_help. */
+const char *prom_check__family(const struct prom_exposition *e, const char *name, bool *has_help);
+
+/*
+ * The value of the one sample named name (with label=value when label is not
+ * NULL) as written; NULL when no sample or more than one matches.
+ */
+const char *prom_check__value(const struct prom_exposition *e, const char *name, const char *label,
+			      const char *value);
 
 #endif /* FUZZ_PROM_CHECK_H */

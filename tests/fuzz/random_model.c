@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hist.h"
@@ -9,6 +10,8 @@
 #define MAX_SITES     48
 #define MAX_STACKS    3
 #define MAX_CPUS      16
+#define MAX_IN_FLIGHT 4 /* drains */
+#define MAX_WORKS     3 /* works in flight of a drain */
 
 /* Names that rows share often, so that writers merge them; "other" is what prom folds into. */
 static const char *const common_names[] = {
@@ -94,10 +97,25 @@ static int random_hist(struct bytes *b, struct arena *a, struct sparse_hist *h)
 	return hist__read(&dense, a, h) ? -ENOMEM : 0;
 }
 
-static int random_stacks(struct bytes *b, struct arena *a, struct model_site *s)
+/* 0..DRAINSTAT_MAX_STACK_DEPTH frames into a, as symbolize() leaves them. */
+static int random_frames(struct bytes *b, struct arena *a, struct model_stack *st)
 {
 	char(*frames)[MODEL_NAME_LEN];
-	int i, k;
+	int k;
+
+	st->nr_frames = (int)bytes__range(b, 0, DRAINSTAT_MAX_STACK_DEPTH);
+	frames = arena__alloc(a, (size_t)st->nr_frames * sizeof(*frames) + 1);
+	if (!frames)
+		return -ENOMEM;
+	for (k = 0; k < st->nr_frames; k++)
+		random_name(b, frames[k], sizeof(frames[k]));
+	st->frames = (const char(*)[MODEL_NAME_LEN])frames;
+	return 0;
+}
+
+static int random_stacks(struct bytes *b, struct arena *a, struct model_site *s)
+{
+	int i;
 
 	s->nr_stacks = (int)bytes__range(b, 0, MAX_STACKS);
 	s->stacks = calloc((size_t)s->nr_stacks + 1, sizeof(*s->stacks));
@@ -107,13 +125,8 @@ static int random_stacks(struct bytes *b, struct arena *a, struct model_site *s)
 		struct model_stack *st = &s->stacks[i];
 
 		st->drains = random_count(b);
-		st->nr_frames = (int)bytes__range(b, 0, DRAINSTAT_MAX_STACK_DEPTH);
-		frames = arena__alloc(a, (size_t)st->nr_frames * sizeof(*frames) + 1);
-		if (!frames)
+		if (random_frames(b, a, st))
 			return -ENOMEM;
-		for (k = 0; k < st->nr_frames; k++)
-			random_name(b, frames[k], sizeof(frames[k]));
-		st->frames = (const char(*)[MODEL_NAME_LEN])frames;
 	}
 	return 0;
 }
@@ -230,6 +243,137 @@ static void random_info(struct bytes *b, struct random_model *rm, bool plain_inf
 	info->blind_spots = random_string(b, rm->blind_spots, sizeof(rm->blind_spots), true);
 }
 
+/* As src/model.c names them: the policies below 8, and what it shows for others. */
+static const char *const policies[] = {
+    "OTHER", "FIFO", "RR", "BATCH", "ISO", "IDLE", "DEADLINE", "EXT", "?",
+};
+
+/* Any __u64, spread over every magnitude: 9 bytes. */
+static __u64 random_ns(struct bytes *b)
+{
+	__u64 v = bytes__u64(b);
+
+	return v >> bytes__range(b, 0, 63);
+}
+
+/* What runs on a pending work's CPU; all zero when unknown, as model_work() leaves it. */
+static void random_running(struct bytes *b, struct model_running *r)
+{
+	__u8 flags = bytes__u8(b);
+
+	r->known = flags & 1;
+	if (!r->known)
+		return;
+	r->idle = flags & 2;
+	r->since_known = flags & 4;
+	r->tid = (__u32)bytes__range(b, 0, 0xffffffff);
+	r->pid = (__u32)bytes__range(b, 0, 0xffffffff);
+	bytes__string(b, r->comm, sizeof(r->comm));
+	r->policy = policies[bytes__u8(b) % ARRAY_SIZE(policies)];
+	r->priority = (__s32)(__u32)bytes__range(b, 0, 0xffffffff);
+	r->running_ns = random_ns(b);
+}
+
+/*
+ * 0..MAX_WORKS works, in m's arena as drain_works() leaves them:
+ * pending first, self when on the caller's CPU, running only for pending ones.
+ */
+static int random_works_in_flight(struct bytes *b, struct model *m, struct model_drain *md)
+{
+	struct model_work drawn[MAX_WORKS] = {};
+	int i, pass, n = (int)bytes__range(b, 0, MAX_WORKS);
+
+	for (i = 0; i < n; i++) {
+		struct model_work *w = &drawn[i];
+		__u8 flags = bytes__u8(b);
+
+		w->started = flags & 1;
+		/* the caller's CPU a quarter of the time, else any, which may be it too */
+		w->target_cpu = flags & 2 && flags & 4
+				    ? md->caller_cpu
+				    : (int)bytes__range(b, 0, DRAINSTAT_MAX_CPUS - 1);
+		w->self = w->target_cpu == md->caller_cpu;
+		w->isolated = flags & 8;
+		w->nohz_full = flags & 16;
+		w->age_ns = random_ns(b);
+		if (!w->started)
+			random_running(b, &w->running);
+	}
+	md->in_flight = arena__alloc(&m->arena, (size_t)n * sizeof(*md->in_flight) + 1);
+	if (!md->in_flight)
+		return -ENOMEM;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < n; i++) {
+			if (drawn[i].started != (pass == 1))
+				continue;
+			md->in_flight[md->nr_in_flight++] = drawn[i];
+			md->pending_works += pass == 0;
+		}
+	}
+	return 0;
+}
+
+static int random_drain(struct bytes *b, struct model *m, struct model_drain *md)
+{
+	__u8 age_pick;
+
+	md->id_ns = bytes__u64(b);
+	md->tid = (__u32)bytes__range(b, 0, 0xffffffff);
+	md->pid = (__u32)bytes__range(b, 0, 0xffffffff);
+	md->caller_cpu = (int)bytes__range(b, 0, DRAINSTAT_MAX_CPUS - 1);
+	bytes__string(b, md->comm, sizeof(md->comm));
+	random_name(b, md->site, sizeof(md->site));
+	if (random_frames(b, &m->arena, &md->stack))
+		return -ENOMEM;
+	/* at the threshold, just below it, or anything */
+	age_pick = bytes__u8(b) % 4;
+	md->age_ns = age_pick == 0   ? m->info.stuck_ns
+		     : age_pick == 1 ? m->info.stuck_ns - 1
+				     : random_ns(b);
+	md->stuck = md->age_ns >= m->info.stuck_ns;
+	md->phase = (enum drain_phase)bytes__range(b, PHASE_MUTEX, PHASE_RETURNING);
+	if (random_works_in_flight(b, m, md))
+		return -ENOMEM;
+	/* queued so far: at least those still in flight */
+	md->works = (__u32)bytes__range(b, (__u64)md->nr_in_flight, 0xffffffff);
+	return 0;
+}
+
+/* As src/model.c's cmp_age(): the oldest first, then by tid. */
+static int cmp_age(const void *a, const void *b)
+{
+	const struct model_drain *x = a, *y = b;
+
+	if (x->age_ns != y->age_ns)
+		return x->age_ns > y->age_ns ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* The drains in flight, and what build_in_flight() derives from them. */
+static int random_in_flight(struct bytes *b, struct model *m)
+{
+	int i, n;
+
+	m->info.stuck_ns = random_ns(b);
+	m->info.stuck_ns += !m->info.stuck_ns;
+	n = (int)bytes__range(b, 0, MAX_IN_FLIGHT);
+	m->in_flight = calloc((size_t)n + 1, sizeof(*m->in_flight));
+	if (!m->in_flight)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct model_drain *md = &m->in_flight[m->nr_in_flight++];
+
+		if (random_drain(b, m, md))
+			return -ENOMEM;
+		m->nr_stuck += md->stuck;
+		m->mutex_waiters += md->phase == PHASE_MUTEX;
+		if (md->age_ns > m->oldest_in_flight_ns)
+			m->oldest_in_flight_ns = md->age_ns;
+	}
+	qsort(m->in_flight, (size_t)m->nr_in_flight, sizeof(*m->in_flight), cmp_age);
+	return 0;
+}
+
 int random_model__fill(struct random_model *rm, struct bytes *b, bool plain_info)
 {
 	struct model *m = &rm->m;
@@ -249,6 +393,9 @@ int random_model__fill(struct random_model *rm, struct bytes *b, bool plain_info
 	if (!err)
 		err = random_fadvise(b, m);
 	random_counters(b, m);
+	/* last: the inputs from before drains in flight still give the same model before them */
+	if (!err)
+		err = random_in_flight(b, m);
 	return err;
 }
 

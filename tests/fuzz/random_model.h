@@ -4,7 +4,10 @@
  * name a kernel module or a task can choose (sites, frames, comms), random counts
  * and histograms (their buckets in the model's arena, as model__build() leaves
  * them), and the totals model__build() derives from them. Counts stay below
- * 2^40 and sums below 2^56, so adding up rows never wraps.
+ * 2^40 and sums below 2^56, so adding up rows never wraps. Then, drawn last so
+ * that older inputs still give the same model before them, 0..4 drains in
+ * flight (their works and frames in the arena too) with any ages, threshold,
+ * CPUs below DRAINSTAT_MAX_CPUS and priorities, and their derived totals.
  */
 #ifndef FUZZ_RANDOM_MODEL_H
 #define FUZZ_RANDOM_MODEL_H
