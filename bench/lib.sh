@@ -29,7 +29,8 @@ now_ns() { date +%s%N; }
 # nobody writes to), where /dev/fd allows; else sleep(1).
 nap() {
 	if [ -z "${NAP_FD:-}" ]; then
-		exec {NAP_FD}<> <(:) 2>/dev/null || NAP_FD=none
+		# the group's redirection ends with it; exec's own stays with the shell
+		{ exec {NAP_FD}<> <(:); } 2>/dev/null || NAP_FD=none
 	fi
 	if [ "$NAP_FD" = none ]; then
 		sleep "$1"
@@ -84,4 +85,20 @@ verdict() { awk -v v="$1" -v l="$2" 'BEGIN { print (v + 0 < l + 0) ? "PASS" : "M
 # prog_ids PID: the ids of the BPF programs PID holds open
 prog_ids() {
 	cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^prog_id:/ { print $2 }' | sort -un
+}
+
+# stats_snapshot FILE PID...: "name run_time_ns run_cnt" of every program the PIDs hold
+stats_snapshot() {
+	local out=$1 pid id
+	shift
+	: >"$out"
+	for pid in "$@"; do
+		for id in $(prog_ids "$pid"); do
+			bpftool prog show id "$id" -j | awk '{
+				match($0, /"name":"[^"]*"/); n = substr($0, RSTART + 8, RLENGTH - 9)
+				match($0, /"run_time_ns":[0-9]+/); t = substr($0, RSTART + 14, RLENGTH - 14)
+				match($0, /"run_cnt":[0-9]+/); c = substr($0, RSTART + 10, RLENGTH - 10)
+				print n, t + 0, c + 0 }' >>"$out"
+		done
+	done
 }
