@@ -519,18 +519,29 @@ static int build_in_flight(struct model *m, const struct snapshot *cur, const st
 	if (!m->in_flight)
 		return -ENOMEM;
 	for (i = 0; i < f->nr_drains; i++) {
-		struct model_drain *md = &m->in_flight[m->nr_in_flight++];
-
-		err = model_drain(m, md, &f->drains[i], f, ks);
+		err = model_drain(m, &m->in_flight[m->nr_in_flight++], &f->drains[i], f, ks);
 		if (err)
 			return err;
+	}
+	model__sum_in_flight(m);
+	return 0;
+}
+
+void model__sum_in_flight(struct model *m)
+{
+	int i;
+
+	m->nr_stuck = m->mutex_waiters = 0;
+	m->oldest_in_flight_ns = 0;
+	for (i = 0; i < m->nr_in_flight; i++) {
+		const struct model_drain *md = &m->in_flight[i];
+
 		m->nr_stuck += md->stuck;
 		m->mutex_waiters += md->phase == PHASE_MUTEX;
 		if (md->age_ns > m->oldest_in_flight_ns)
 			m->oldest_in_flight_ns = md->age_ns;
 	}
 	qsort(m->in_flight, (size_t)m->nr_in_flight, sizeof(*m->in_flight), cmp_age);
-	return 0;
 }
 
 int model__build(const struct snapshot *cur, const struct snapshot *prev, __u64 start_ns,

@@ -171,6 +171,13 @@ const char *model__phase_name(enum drain_phase p);
 const char *model__phase_key(enum drain_phase p);
 bool model__counter_is_loss(enum drainstat_counter c);
 
+/*
+ * What m's drains in flight add up to (nr_stuck, mutex_waiters,
+ * oldest_in_flight_ns), and their order, the oldest first: model__build()
+ * calls it, and so may a model made otherwise (the fuzzers').
+ */
+void model__sum_in_flight(struct model *m);
+
 /* cur - prev (prev may be NULL: everything since start). 0 or -ENOMEM. */
 int model__build(const struct snapshot *cur, const struct snapshot *prev, __u64 start_ns,
 		 const struct ksyms *ks, const struct model_info *info, struct model *out);

@@ -339,16 +339,6 @@ static int random_drain(struct bytes *b, struct model *m, struct model_drain *md
 	return 0;
 }
 
-/* As src/model.c's cmp_age(): the oldest first, then by tid. */
-static int cmp_age(const void *a, const void *b)
-{
-	const struct model_drain *x = a, *y = b;
-
-	if (x->age_ns != y->age_ns)
-		return x->age_ns > y->age_ns ? -1 : 1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
 /* The drains in flight, and what build_in_flight() derives from them. */
 static int random_in_flight(struct bytes *b, struct model *m)
 {
@@ -360,17 +350,10 @@ static int random_in_flight(struct bytes *b, struct model *m)
 	m->in_flight = calloc((size_t)n + 1, sizeof(*m->in_flight));
 	if (!m->in_flight)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		struct model_drain *md = &m->in_flight[m->nr_in_flight++];
-
-		if (random_drain(b, m, md))
+	for (i = 0; i < n; i++)
+		if (random_drain(b, m, &m->in_flight[m->nr_in_flight++]))
 			return -ENOMEM;
-		m->nr_stuck += md->stuck;
-		m->mutex_waiters += md->phase == PHASE_MUTEX;
-		if (md->age_ns > m->oldest_in_flight_ns)
-			m->oldest_in_flight_ns = md->age_ns;
-	}
-	qsort(m->in_flight, (size_t)m->nr_in_flight, sizeof(*m->in_flight), cmp_age);
+	model__sum_in_flight(m);
 	return 0;
 }
 

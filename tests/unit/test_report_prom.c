@@ -130,9 +130,7 @@ static void lend_in_flight(struct model *m, struct model *held)
 	snapshot__free(&s);
 	m->in_flight = held->in_flight;
 	m->nr_in_flight = held->nr_in_flight;
-	m->nr_stuck = held->nr_stuck;
-	m->mutex_waiters = held->mutex_waiters;
-	m->oldest_in_flight_ns = held->oldest_in_flight_ns;
+	model__sum_in_flight(m);
 }
 
 /* Full mode: lock time, empty and forced drains, local drains, IPIs, drains in flight. */
