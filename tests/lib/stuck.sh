@@ -10,7 +10,8 @@
 #
 # The caller sets DRAINSTAT, STUCKDRAIN, STUCK_DATA (a file on a block
 # filesystem), SPIN_MS, STUCK_MS (--stuck), INTERVAL_MS (the reports'), T_MS
-# (-T) and SLACK_MS (how late a report may come on this machine).
+# (-T) and SLACK_MS (how late a report may come on this machine); and where
+# CPU 1 is isolated and nohz_full (booted so), STUCK_ISOLATED=true.
 
 RT_RUNTIME=/proc/sys/kernel/sched_rt_runtime_us
 STUCK_OLD_RT=
@@ -109,7 +110,8 @@ stuck_check_text() {
 	expect_eq "$mode text: exit 0" "$DS_RC" 0
 	stuck_check_held "$mode text"
 	drain="^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise: in flight $d, works pending"
-	cpu="^    CPU 1: pending $d; runs sd-spin pid $PID tid $SPINNER, FIFO 50, for $d"
+	cpu="^    CPU 1: pending $d; runs sd-spin pid $PID tid $SPINNER, FIFO 50, for $d$(
+		[ "${STUCK_ISOLATED:-false}" = true ] && echo ' (isolated, nohz_full)')$"
 	# the reports from the first that says STUCK, without the -T events
 	awk '/^STUCK: /,0' "$out" | grep -v 'DRAIN IN FLIGHT' >"$out.stuck"
 	check "$mode text: a report opens with the stuck drain" \
@@ -174,7 +176,7 @@ stuck_check_json() {
 	expect_eq "$mode json: exit 0" "$DS_RC" 0
 	stuck_check_held "$mode json"
 	drain="{\"pid\":$PID,\"tid\":$DROPPER,\"comm\":\"sd-dropper\",\"site\":\"generic_fadvise\",\"caller_cpu\":0,\"age_ns\":$n,\"stuck\":true,\"state\":\"works_pending\""
-	work="{\"target_cpu\":1,\"state\":\"pending\",\"age_ns\":$n,\"self\":false,\"isolated\":false,\"nohz_full\":false,\"running\":{\"idle\":false,\"comm\":\"sd-spin\",\"pid\":$PID,\"tid\":$SPINNER,\"policy\":\"FIFO\",\"priority\":50,\"running_ns\":[1-9][0-9]*}"
+	work="{\"target_cpu\":1,\"state\":\"pending\",\"age_ns\":$n,\"self\":false,\"isolated\":${STUCK_ISOLATED:-false},\"nohz_full\":${STUCK_ISOLATED:-false},\"running\":{\"idle\":false,\"comm\":\"sd-spin\",\"pid\":$PID,\"tid\":$SPINNER,\"policy\":\"FIFO\",\"priority\":50,\"running_ns\":[1-9][0-9]*}"
 	check "$mode json: a report with the stuck drain, its caller and site" \
 		grep -q "^{\"version\":.*\"stuck_drains\":[12],.*\"in_flight\":\[.*$drain" "$out"
 	check "$mode json: its pending work on CPU 1, the spinner there" grep -q "$drain.*$work" "$out"

@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# In a VM booted with isolcpus=1 nohz_full=1 (tests/run: tests/vm/run --append):
+# the stuck drain of tests/lib/stuck.sh, in full mode, held on an isolated,
+# nohz_full CPU, as the field reports have it; the outputs must say so.
+# Payload: drainstat and stuckdrain (static), common.sh, stuck.sh, this file.
+set -u
+cd /mnt || exit 1
+. ./common.sh
+. ./stuck.sh
+
+DRAINSTAT=/mnt/drainstat
+STUCKDRAIN=/mnt/stuckdrain
+STUCK_DATA=/mnt/stuck.data
+SPIN_MS=3000
+STUCK_MS=1000
+INTERVAL_MS=500
+T_MS=1500
+SLACK_MS=700
+STUCK_ISOLATED=true
+
+echo "# kernel $(uname -r) ($VM_KERNEL): isolated $(cat /sys/devices/system/cpu/isolated)," \
+	"nohz_full $(cat /sys/devices/system/cpu/nohz_full)"
+expect_eq "CPU 1 is isolated" "$(cat /sys/devices/system/cpu/isolated)" 1
+expect_eq "CPU 1 is nohz_full" "$(cat /sys/devices/system/cpu/nohz_full)" 1
+if stuck_setup; then
+	mkdir -p /tmp/stuck-isolated
+	stuck_suite full /tmp/stuck-isolated
+else
+	fail "isolated: RT throttling off"
+fi
+stuck_restore
