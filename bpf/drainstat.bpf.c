@@ -308,20 +308,42 @@ static __always_inline struct site_stats *site_stats_keep(const struct site_key 
 	return s;
 }
 
-static __always_inline bool starts_new_drain(const struct drain_state *d, __u64 now, __u64 nvcsw,
-					     int target_cpu)
-{
-	if (d->nvcsw != nvcsw || target_cpu <= d->last_target_cpu)
-		return true;
-	return d->pending == 0 && now - d->last_queue_ns > join_window_ns;
-}
-
-static __always_inline void mark_escalation(__u32 tid)
+/* The task's posix_fadvise() call in flight, NULL if none. */
+static __always_inline struct fadvise_call *fadvise_call_of(__u32 tid)
 {
 	struct fadvise_call *f = bpf_map_lookup_elem(&fadvise_calls, &tid);
 
-	if (f && f->start_ns && f->advice == FADVISE_DONTNEED)
+	return f && f->start_ns ? f : NULL;
+}
+
+/*
+ * Tracepoint mode: whether a work the task queues opens a new drain. One
+ * fadvise call drains once at most (generic_fadvise()), so a work queued in
+ * the same call as the drain's first is the drain's, whatever the rules say:
+ * a caller held up between two queues (an interrupt, preemption) while its
+ * first works ended would otherwise split its drain in two. *f: the task's
+ * fadvise call when this looked it up, for drain_open().
+ */
+static __always_inline bool starts_new_drain(const struct drain_state *d, __u64 now, __u64 nvcsw,
+					     int target_cpu, __u32 tid, struct fadvise_call **f)
+{
+	if (d->nvcsw == nvcsw && target_cpu > d->last_target_cpu &&
+	    (d->pending || now - d->last_queue_ns <= join_window_ns))
+		return false;
+	if (!d->fadvise_ns)
+		return true;
+	*f = fadvise_call_of(tid);
+	return !*f || (*f)->start_ns != d->fadvise_ns;
+}
+
+/* A drain started in fadvise call f (NULL: none): a DONTNEED escalated. Its start, or 0. */
+static __always_inline __u64 mark_escalation(struct fadvise_call *f)
+{
+	if (!f)
+		return 0;
+	if (f->advice == FADVISE_DONTNEED)
 		f->escalated = 1;
+	return f->start_ns;
 }
 
 /* -T: what a slow-drain event needs that the aggregates do not, taken at open. */
@@ -407,8 +429,9 @@ static __always_inline void drain_reset(void *ctx, struct drain_state *d, __u64 
 	slow_open(ctx, d, tid);
 }
 
-static __always_inline struct drain_state *drain_open(void *ctx, struct drain_state *d,
-						      __u64 pid_tgid, __u64 now)
+/* f: the task's fadvise call if the caller looked it up, else NULL. */
+static __always_inline struct drain_state *
+drain_open(void *ctx, struct drain_state *d, __u64 pid_tgid, __u64 now, struct fadvise_call *f)
 {
 	__u32 tid = (__u32)pid_tgid;
 	struct site_stats *s;
@@ -421,7 +444,7 @@ static __always_inline struct drain_state *drain_open(void *ctx, struct drain_st
 	s = site_stats_keep(&d->site, &d->site_slot);
 	if (s)
 		__sync_fetch_and_add(&s->drains, 1);
-	mark_escalation(tid);
+	d->fadvise_ns = mark_escalation(f ? f : fadvise_call_of(tid));
 	__sync_fetch_and_add(&open_drains, 1);
 	return d;
 }
@@ -503,6 +526,7 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 	__u32 tid = (__u32)pid_tgid;
 	__u64 now = bpf_ktime_get_ns();
 	__u32 target = (__u32)target_cpu;
+	struct fadvise_call *f = NULL;
 	struct work_state *ws;
 	struct drain_state *d;
 	__u64 nvcsw;
@@ -518,8 +542,8 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 	d = bpf_map_lookup_elem(&drains, &tid);
 	if (d && d->in_call)
 		queue_in_call(d, now);
-	else if (!d || starts_new_drain(d, now, nvcsw, target_cpu))
-		d = drain_open(ctx, d, pid_tgid, now);
+	else if (!d || starts_new_drain(d, now, nvcsw, target_cpu, tid, &f))
+		d = drain_open(ctx, d, pid_tgid, now, f);
 	else
 		drain_join(d);
 	if (!d) {
@@ -689,7 +713,7 @@ static __always_inline void drain_enter(void *ctx, bool forced)
 		if (forced)
 			__sync_fetch_and_add(&s->forced_drains, 1);
 	}
-	mark_escalation(tid);
+	d->fadvise_ns = mark_escalation(fadvise_call_of(tid));
 }
 
 static __always_inline void drain_exit(void)

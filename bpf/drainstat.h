@@ -170,6 +170,7 @@ struct drain_state {
 	__u32 closed; /* tracepoint mode: the wait is recorded (see drain_close()) */
 	__u64 lock_ns;
 	__u64 slowest_work_ns; /* dispatch + run of its slowest work */
+	__u64 fadvise_ns;      /* start of the fadvise call it came in, 0 if none */
 };
 
 /*
