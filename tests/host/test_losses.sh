@@ -44,16 +44,15 @@ check "--max-sites 3, export: site_map_full counted" test "$(lost_prom "$PROM" s
 check "--max-sites 3, export: promtool check metrics" bash -c "promtool check metrics <'$PROM'"
 
 # two kernel stacks (fadvise and compaction) into a stack map of 1 bucket. A
-# compaction's drain is seen only when some CPU has folios to drain (tracepoint
-# mode sees works), so it is tried a few times, between forced drains.
+# drain queues works only to CPUs with folios batched, and tracepoint mode sees
+# a drain by its works: the compaction runs on CPU 1 after trigger batched
+# pages on CPU 0 (-a 0 -f), so that its drain queues a work there, every time.
 OUT=$TMPDIR_TEST/stacks
-"$DRAINSTAT" -j --max-stacks 1 >"$OUT" 2>&1 &
-DS_PID=$!
-sleep 1.5
+start_drainstat "$OUT" -v -j --max-stacks 1
+wait_attached "$OUT.err" '^drainstat: [0-9]* symbols from '
 for _ in 1 2 3 4 5; do
 	"$WORKLOADS/drainforce" -n 4 -c dsstk "$TMPDIR_TEST/data"
-	"$WORKLOADS/trigger" -c dsstk2 -n 2 compact
-	"$WORKLOADS/trigger" -c dsstk2 -n 1 drop_caches
+	taskset -c 1 "$WORKLOADS/trigger" -c dsstk2 -n 2 -a 0 -f "$TMPDIR_TEST/data2" compact
 done
 sleep 0.3
 kill -INT $DS_PID
@@ -62,6 +61,8 @@ expect_eq "--max-stacks 1: exit 0" "$DS_RC" 0
 check "--max-stacks 1: stack_lost counted ($(lost_json "$OUT" stack_lost))" test "$(lost_json "$OUT" stack_lost)" -gt 0
 check "--max-stacks 1: the drains still counted" \
 	test "$(jq '[.sites[] | select(.comm == "dsstk") | .drains] | add' "$OUT")" -ge 16
+check "--max-stacks 1: the compactions' drains counted, their stacks lost" \
+	test "$(jq '[.sites[] | select(.comm == "dsstk2") | .drains] | add' "$OUT")" -ge 10
 
 # the slow-drain ring buffer overruns while drainstat is stopped: every drain is
 # an event printed or one counted as slow_lost (256 KiB hold about 570 events)

@@ -3,28 +3,39 @@
  * trigger: cause drains through the other call sites of shared/DESIGN.md, under
  * a distinctive comm, so that tests can find them by site and comm.
  *
- *   trigger [-c COMM] [-n COUNT] compact|drop_caches|move_pages|migrate_pages
+ *   trigger [-c COMM] [-n COUNT] [-a CPU -f FILE] compact|drop_caches|move_pages|migrate_pages
  *
  * compact      writes 1 to /proc/sys/vm/compact_memory (compaction: lru_add_drain_all)
  * drop_caches  writes 1 to /proc/sys/vm/drop_caches (6.12: drop_caches_sysctl_handler)
  * move_pages   move_pages(2) of a few pages to node 0 (do_pages_move: lru_cache_disable)
  * migrate_pages migrate_pages(2) of this process, node 0 to node 0 (do_migrate_pages)
  *
+ * A drain queues works only to CPUs with something batched, and tracepoint mode
+ * sees a drain only by its works: on an idle machine a compaction may drain
+ * nothing at all. With -a CPU -f FILE, before each action a thread on CPU reads
+ * a few uncached pages of FILE (on a block filesystem), which then sit in that
+ * CPU's batch: run trigger on another CPU (taskset) and its drain queues a work
+ * there.
+ *
  * Exit codes: 0 ok, 64 usage, 1 the operation failed (one line on stderr).
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
+#define WORKLOAD_NAME "trigger"
 #include <sys/syscall.h>
-#include <unistd.h>
 
-#define EXIT_USAGE 64
-#define NR_PAGES   8
+#include "workload.h"
+
+#define NR_PAGES    8
+#define BATCH_PAGES 4
+
+/* -a CPU -f FILE: pages batched on cpu before each action. */
+struct batch {
+	long cpu;
+	const char *path;
+	int fd; /* -1 without -f */
+	long page_size;
+	int err;
+};
 
 static int write_sysctl(const char *path)
 {
@@ -98,41 +109,100 @@ static int (*find_action(const char *name))(void)
 	return NULL;
 }
 
-static void usage(void)
+static void usage(FILE *f)
 {
-	fprintf(stderr, "usage: trigger [-c COMM] [-n COUNT] "
-			"compact|drop_caches|move_pages|migrate_pages\n");
-	exit(EXIT_USAGE);
+	fprintf(f, "usage: trigger [-c COMM] [-n COUNT] [-a CPU -f FILE] "
+		   "compact|drop_caches|move_pages|migrate_pages\n");
+}
+
+/*
+ * On b->cpu: the pages dropped (a local drain and an invalidation that finds
+ * them on the LRU, where the last action's drain left them), then read again:
+ * in the batch of b->cpu.
+ */
+static void *batch_pages(void *arg)
+{
+	struct batch *b = arg;
+	char *buf = malloc((size_t)b->page_size);
+
+	b->err = buf ? -posix_fadvise(b->fd, 0, 0, POSIX_FADV_DONTNEED) : -ENOMEM;
+	if (!b->err)
+		b->err = read_pages(b->fd, buf, BATCH_PAGES, b->page_size);
+	free(buf);
+	return NULL;
+}
+
+static int batch_on_cpu(struct batch *b)
+{
+	pthread_t t;
+	int err;
+
+	if (b->fd < 0)
+		return 0;
+	err = start_pinned(&t, b->cpu, batch_pages, b);
+	if (err)
+		return runtime_error("pthread_create", "the batching thread", err);
+	pthread_join(t, NULL);
+	return b->err ? runtime_error("read", b->path, b->err) : 0;
+}
+
+/* 0, or -EINVAL after a usage error was reported. */
+static int parse_options(int argc, char **argv, const char **comm, long *count, struct batch *b)
+{
+	bool has_a = false;
+	int opt, err = 0;
+
+	opterr = 0;
+	while (!err && (opt = getopt(argc, argv, "c:n:a:f:")) != -1) {
+		switch (opt) {
+		case 'c':
+			err = parse_comm(opt, optarg, comm);
+			break;
+		case 'n':
+			err = parse_number(opt, optarg, 1, 1000000, count);
+			break;
+		case 'a':
+			has_a = true;
+			err = parse_cpu(optarg, &b->cpu);
+			break;
+		case 'f':
+			b->path = optarg;
+			break;
+		default:
+			err = usage_error("unknown option or missing argument: -%c", optopt);
+		}
+	}
+	if (!err && has_a != (b->path != NULL))
+		err = usage_error("-a and -f go together");
+	if (!err && (optind != argc - 1 || !find_action(argv[optind])))
+		err = usage_error("expected one action");
+	return err;
 }
 
 int main(int argc, char **argv)
 {
+	struct batch b = {.fd = -1, .page_size = sysconf(_SC_PAGESIZE)};
 	const char *comm = "trigger";
 	long count = 1, i;
-	char *end;
 	int (*run)(void);
-	int opt, err;
+	int err;
 
-	while ((opt = getopt(argc, argv, "c:n:")) != -1) {
-		if (opt == 'c' && strlen(optarg) > 0 && strlen(optarg) < 16) {
-			comm = optarg;
-		} else if (opt == 'n') {
-			count = strtol(optarg, &end, 10);
-			if (*end || count < 1 || count > 1000000)
-				usage();
-		} else {
-			usage();
-		}
+	if (parse_options(argc, argv, &comm, &count, &b))
+		return EXIT_USAGE;
+	run = find_action(argv[optind]);
+	if (b.path) {
+		err = open_uncached(b.path, BATCH_PAGES, b.page_size, &b.fd);
+		if (err)
+			return runtime_error("open", b.path, err);
 	}
-	if (optind != argc - 1 || !(run = find_action(argv[optind])))
-		usage();
-	prctl(PR_SET_NAME, comm, 0, 0, 0);
+	take_comm(comm);
 	for (i = 0; i < count; i++) {
+		err = batch_on_cpu(&b);
+		if (err)
+			return err;
 		err = run();
-		if (err) {
-			fprintf(stderr, "trigger: %s: %s\n", argv[optind], strerror(-err));
-			return 1;
-		}
+		if (err)
+			return runtime_error(argv[optind], NULL, err);
 	}
 	return 0;
 }
