@@ -119,16 +119,9 @@ if [ "${VM_KERNEL%-rt}" = 6.12 ]; then
 		grep -qE '^drop_caches_sysctl_handler [1-9]' <<<"$rows"
 fi
 # A drain held by a SCHED_FIFO spinner, seen while it is stuck, in every mode
-# (tests/lib/stuck.sh). Under TCG everything is slower: a 3 s spin, --stuck
-# 1 s, reports every 500 ms, -T 1.5 s, a report up to 700 ms late.
+# (tests/lib/stuck.sh).
 . ./stuck.sh
-STUCKDRAIN=/mnt/stuckdrain
-STUCK_DATA=/mnt/stuck.data
-SPIN_MS=3000
-STUCK_MS=1000
-INTERVAL_MS=500
-T_MS=1500
-SLACK_MS=700
+stuck_vm_params
 if stuck_setup; then
 	echo "# fair server turned off: $FAIR_SERVER_OFF"
 	for mode in full kprobe tracepoint; do
