@@ -607,8 +607,8 @@ static void read_running(struct tracer *t, __u32 cpu, struct running_task *r)
 }
 
 /*
- * The works queued and not ended, from the array in place; those pending
- * running_min_ns or longer with what runs on their CPU.
+ * The works queued and not ended, from the array in place; the pending ones
+ * of drains in flight running_min_ns or longer with what runs on their CPU.
  */
 static int read_works_in_flight(struct tracer *t, struct snapshot *snap, __u64 running_min_ns)
 {
@@ -628,7 +628,8 @@ static int read_works_in_flight(struct tracer *t, struct snapshot *snap, __u64 r
 		/* it may have ended since: an empty slot is no work */
 		if (!w.ws.work)
 			continue;
-		age = snap->taken_ns > w.ws.queue_ns ? snap->taken_ns - w.ws.queue_ns : 0;
+		/* the drain's age (from its entry where seen), not the work's */
+		age = snap->taken_ns > w.ws.drain_id_ns ? snap->taken_ns - w.ws.drain_id_ns : 0;
 		if (!w.ws.start_ns && age >= running_min_ns)
 			read_running(t, cpu, &w.running);
 		err = snapshot__add_work(snap, &w);

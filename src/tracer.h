@@ -87,7 +87,8 @@ int tracer__start(const struct tracer_opts *opts, struct tracer **out, enum trac
 int tracer__snapshot(struct tracer *t, struct snapshot *snap);
 /*
  * Only what is in flight, into snap (reset first), with what runs on the CPUs
- * of works pending running_min_ns or longer: cheap when nothing is.
+ * of pending works of drains in flight running_min_ns or longer: cheap when
+ * nothing is.
  */
 int tracer__in_flight(struct tracer *t, struct snapshot *snap, __u64 running_min_ns);
 /* -T: fn gets each slow drain; the fd polls readable when some are waiting. */
