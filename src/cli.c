@@ -1,7 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The command line: getopt_long() over drainstat's options only, its messages
+ * off. Not argp_parse(): it adds glibc's hidden --HANG (an hour's sleep, which
+ * "--H" abbreviates) and --program-name (the name in its messages, raw bytes and
+ * all), and ARGP_NO_HELP drops those with --help, --usage and --version; and
+ * getopt's messages echo an unknown option raw. argp still writes --help and
+ * --usage, from the same table.
+ */
 #include <argp.h>
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,9 +19,17 @@
 #include "cli.h"
 #include "escape.h"
 
-#define SECONDS_MAX (366ULL * 24 * 3600)
+#define NS_PER_SEC 1000000000ULL
+#define PID_MAX	   4194304 /* PID_MAX_LIMIT */
+/* The bytes of an argument quoted in a message; more are cut. */
+#define SHOWN_MAX 256
 
-const char *argp_program_version = "drainstat " DRAINSTAT_VERSION;
+#define STR_(x)		 #x
+#define STR(x)		 STR_(x)
+#define SECONDS_MAX_TEXT STR(DRAINSTAT_SECONDS_MAX) " (366 days)"
+
+_Static_assert(DRAINSTAT_SECONDS_MAX == 366 * 24 * 3600, "366 days in seconds");
+
 const char *argp_program_bug_address = "<https://github.com/drainstat/drainstat/issues>";
 
 static const char doc[] =
@@ -26,10 +44,15 @@ static const char doc[] =
     "  drainstat 5 3          # three 5-second reports\n"
     "  drainstat -p 1234 -H   # drains caused by process 1234, with histograms";
 
-#define STR_(x) #x
-#define STR(x)	STR_(x)
-
-enum { OPT_PROM = 1000, OPT_PROM_SITES, OPT_CGROUP, OPT_MAX_SITES, OPT_MAX_STACKS, OPT_STUCK };
+enum {
+	OPT_PROM = 1000,
+	OPT_PROM_SITES,
+	OPT_CGROUP,
+	OPT_MAX_SITES,
+	OPT_MAX_STACKS,
+	OPT_STUCK,
+	OPT_USAGE
+};
 
 /* --stuck's default: a drain takes microseconds; a second in flight is an incident. */
 #define STUCK_DEFAULT_NS 1000000000ULL
@@ -73,8 +96,14 @@ static const struct argp_option options[] = {
      "How to trace: full (fentry/fexit), kprobe, tracepoint, or auto (the default: the first "
      "of those that works)",
      0},
+    /* glibc's own words and group: --help reads as it did under argp_parse() */
+    {"help", '?', NULL, 0, "Give this help list", -1},
+    {"usage", OPT_USAGE, NULL, 0, "Give a short usage message", 0},
+    {"version", 'V', NULL, 0, "Print program version", 0},
     {},
 };
+
+#define NR_OPTIONS (sizeof(options) / sizeof(options[0]) - 1)
 
 int cli__parse_positive(const char *s, __u64 max, __u64 *out)
 {
@@ -132,18 +161,19 @@ int cli__parse_cpulist(const char *s, __u64 *mask)
 
 /*
  * "2.5" of unit_ns nanoseconds: digits, an optional fraction (finer than a
- * nanosecond is dropped), at most SECONDS_MAX seconds in all, more than 0 ns.
+ * nanosecond is dropped), more than 0 ns and at most DRAINSTAT_SECONDS_MAX s.
  */
 static int parse_scaled(const char *s, __u64 unit_ns, __u64 *ns)
 {
-	__u64 whole = 0, frac = 0, scale = unit_ns, max = SECONDS_MAX * (1000000000ULL / unit_ns);
+	const __u64 max_ns = DRAINSTAT_SECONDS_MAX * NS_PER_SEC;
+	__u64 whole = 0, frac = 0, scale = unit_ns;
 	const char *p = s;
 
 	if (!s || !isdigit((unsigned char)*p))
 		return -EINVAL;
 	for (; isdigit((unsigned char)*p); p++) {
 		whole = whole * 10 + (__u64)(*p - '0');
-		if (whole > max)
+		if (whole > max_ns / unit_ns)
 			return -EINVAL;
 	}
 	if (*p == '.') {
@@ -154,7 +184,7 @@ static int parse_scaled(const char *s, __u64 unit_ns, __u64 *ns)
 			frac += (__u64)(*p - '0') * scale;
 		}
 	}
-	if (*p || whole * unit_ns + frac == 0)
+	if (*p || whole * unit_ns + frac == 0 || whole * unit_ns + frac > max_ns)
 		return -EINVAL;
 	*ns = whole * unit_ns + frac;
 	return 0;
@@ -193,144 +223,345 @@ int cli__parse_duration(const char *s, __u64 *ns)
 
 int cli__parse_seconds(const char *s, __u64 *ns)
 {
-	return parse_scaled(s, 1000000000ULL, ns);
+	return parse_scaled(s, NS_PER_SEC, ns);
 }
 
-/* One line, then exit: argp_error() would add a second "Try --help" line. */
-/* arg is the user's, escaped: a value holding ESC or a newline stays one inert line. */
-static void usage_error(const char *fmt, const char *arg)
-{
-	char shown[ESCAPE_SIZE(256)];
-
-	fprintf(stderr, "drainstat: ");
-	fprintf(stderr, fmt, escape__text(arg, 256, shown, sizeof(shown)));
-	fprintf(stderr, " (see drainstat --help)\n");
-	exit(EXIT_USAGE);
-}
-
-static int parse_pid(const char *arg, pid_t *pid)
+int cli__parse_interval(const char *s, __u64 *ns)
 {
 	__u64 v;
 
-	if (cli__parse_positive(arg, 4194304, &v))
+	if (parse_scaled(s, NS_PER_SEC, &v) || v < DRAINSTAT_INTERVAL_MIN_NS)
 		return -EINVAL;
-	*pid = (pid_t)v;
+	*ns = v;
 	return 0;
 }
 
-static int parse_positional(struct argp_state *state, const char *arg, struct options *o)
+/* getopt_long() returns LONG_KEY + i for options[i] given by its long name. */
+#define LONG_KEY 0x10000
+
+struct getopt_tables {
+	struct option longs[NR_OPTIONS + 1];
+	char shorts[1 + 2 * NR_OPTIONS + 1];
+};
+
+/* One parse: where the options go, what was given, where an error is written. */
+struct parse {
+	struct options *opts;
+	bool prom_sites_set;
+	char *err;
+	size_t size;
+};
+
+/*
+ * options[] as getopt_long() takes it. ':' first: a missing argument comes back
+ * as ':', every other error as '?'. '?' is not among the short options, so that
+ * a '?' is always an error: -? comes as the unknown option '?'.
+ */
+static void getopt_tables(struct getopt_tables *t)
 {
-	if (state->arg_num == 0) {
-		if (cli__parse_seconds(arg, &o->interval_ns))
-			usage_error("invalid INTERVAL '%s': expected seconds > 0", arg);
-	} else if (state->arg_num == 1) {
-		if (cli__parse_positive(arg, ~0ULL >> 1, &o->count))
-			usage_error("invalid COUNT '%s': expected a positive integer", arg);
-	} else {
-		usage_error("unexpected argument '%s'", arg);
+	char *s = t->shorts;
+	size_t i;
+
+	*s++ = ':';
+	for (i = 0; i < NR_OPTIONS; i++) {
+		const struct argp_option *o = &options[i];
+
+		t->longs[i] = (struct option){o->name, o->arg ? required_argument : no_argument,
+					      NULL, LONG_KEY + (int)i};
+		if (o->key > 0 && o->key < 128 && isalpha(o->key)) {
+			*s++ = (char)o->key;
+			if (o->arg)
+				*s++ = ':';
+		}
 	}
-	return 0;
+	*s = '\0';
+	t->longs[NR_OPTIONS] = (struct option){NULL, 0, NULL, 0};
 }
 
-static error_t parse_opt(int key, char *arg, struct argp_state *state)
+static int fail(struct parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(struct parse *p, const char *fmt, ...)
 {
-	struct options *o = state->input;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->err, p->size, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* The user's bytes for a message: a value holding ESC or a newline stays one inert line. */
+static const char *shown(const char *arg, size_t len, char *buf, size_t size)
+{
+	return escape__text(arg, len < SHOWN_MAX ? len : SHOWN_MAX, buf, size);
+}
+
+/* "invalid -d '1x': expected ...", the value escaped. */
+static int bad_value(struct parse *p, const char *name, const char *arg, const char *expected)
+{
+	char buf[ESCAPE_SIZE(SHOWN_MAX)];
+
+	return fail(p, "invalid %s '%s': expected %s", name,
+		    shown(arg, strlen(arg), buf, sizeof(buf)), expected);
+}
+
+/* -T, --stuck: a duration with its unit. */
+static int parse_threshold(struct parse *p, const char *name, const char *arg, const char *examples,
+			   __u64 *ns)
+{
+	char expected[128];
+
+	if (!cli__parse_duration(arg, ns))
+		return 0;
+	snprintf(expected, sizeof(expected), "a duration such as %s, from 1ns to %ss (366 days)",
+		 examples, STR(DRAINSTAT_SECONDS_MAX));
+	return bad_value(p, name, arg, expected);
+}
+
+/* --prom-sites, --max-sites, --max-stacks: 1 to max. */
+static int parse_count(struct parse *p, const char *name, const char *arg, __u64 max, __u32 *out)
+{
+	char expected[64];
 	__u64 v;
 
+	if (!cli__parse_positive(arg, max, &v)) {
+		*out = (__u32)v;
+		return 0;
+	}
+	snprintf(expected, sizeof(expected), "1 to %llu", (unsigned long long)max);
+	return bad_value(p, name, arg, expected);
+}
+
+static int parse_pid(struct parse *p, const char *arg)
+{
+	__u64 v;
+
+	if (cli__parse_positive(arg, PID_MAX, &v))
+		return bad_value(p, "-p", arg, "a process ID from 1 to " STR(PID_MAX));
+	p->opts->pid = (pid_t)v;
+	return 0;
+}
+
+static int parse_comm(struct parse *p, const char *arg)
+{
+	if (!*arg || strlen(arg) >= DRAINSTAT_COMM_LEN)
+		return bad_value(p, "-c", arg, "1 to 15 characters");
+	p->opts->comm = arg;
+	return 0;
+}
+
+static int parse_cpus(struct parse *p, const char *arg)
+{
+	if (cli__parse_cpulist(arg, p->opts->victims))
+		return bad_value(p, "-C", arg, "CPUs such as 0-3,8 (below 1024)");
+	p->opts->victims_set = true;
+	return 0;
+}
+
+/* The options without an argument: 0 or the cli_action they ask for. */
+static int parse_flag(struct options *o, int key)
+{
 	switch (key) {
-	case 'd':
-		if (cli__parse_seconds(arg, &o->duration_ns))
-			usage_error("invalid -d '%s': expected seconds > 0", arg);
-		break;
-	case 'p':
-		if (parse_pid(arg, &o->pid))
-			usage_error("invalid -p '%s': expected a process ID", arg);
-		break;
-	case 'm':
-		if (tracer__parse_mode(arg, &o->mode))
-			usage_error(
-			    "invalid --mode '%s': expected auto, full, kprobe or tracepoint", arg);
-		break;
-	case 'j':
-		o->json = true;
-		break;
-	case 'T':
-		if (cli__parse_duration(arg, &o->slow_ns))
-			usage_error("invalid -T '%s': expected a duration such as 500us or 2ms",
-				    arg);
-		break;
-	case OPT_STUCK:
-		if (cli__parse_duration(arg, &o->stuck_ns))
-			usage_error("invalid --stuck '%s': expected a duration such as 500ms or 2s",
-				    arg);
-		break;
-	case 'c':
-		if (!*arg || strlen(arg) >= DRAINSTAT_COMM_LEN)
-			usage_error("invalid -c '%s': expected 1 to 15 characters", arg);
-		o->comm = arg;
-		break;
-	case OPT_CGROUP:
-		o->cgroup = arg;
-		break;
-	case 'C':
-		if (cli__parse_cpulist(arg, o->victims))
-			usage_error("invalid -C '%s': expected CPUs such as 0-3,8 (below 1024)",
-				    arg);
-		o->victims_set = true;
-		break;
-	case OPT_PROM:
-		if (!*arg)
-			usage_error("invalid --prom '%s': expected a file name", arg);
-		o->prom_path = arg;
-		break;
-	case OPT_PROM_SITES:
-		if (cli__parse_positive(arg, 1000, &v))
-			usage_error("invalid --prom-sites '%s': expected 1 to 1000", arg);
-		o->prom_sites = (__u32)v;
-		break;
-	case OPT_MAX_SITES:
-		if (cli__parse_positive(arg, DRAINSTAT_MAX_SITES, &v))
-			usage_error(
-			    "invalid --max-sites '%s': expected 1 to " STR(DRAINSTAT_MAX_SITES),
-			    arg);
-		o->max_sites = (__u32)v;
-		break;
-	case OPT_MAX_STACKS:
-		if (cli__parse_positive(arg, DRAINSTAT_MAX_STACKS, &v))
-			usage_error(
-			    "invalid --max-stacks '%s': expected 1 to " STR(DRAINSTAT_MAX_STACKS),
-			    arg);
-		o->max_stacks = (__u32)v;
-		break;
 	case 's':
 		o->stacks = true;
 		break;
 	case 'H':
 		o->histograms = true;
 		break;
+	case 'j':
+		o->json = true;
+		break;
 	case 'v':
 		o->verbose++;
 		break;
-	case ARGP_KEY_ARG:
-		return parse_positional(state, arg, o);
-	default:
-		return ARGP_ERR_UNKNOWN;
+	case '?':
+		return CLI_HELP;
+	case OPT_USAGE:
+		return CLI_USAGE;
+	case 'V':
+		return CLI_VERSION;
 	}
 	return 0;
 }
 
-void cli__parse(int argc, char **argv, struct options *opts)
+/* One option (a key of options[]) into p->opts: 0, a cli_action or -EINVAL. */
+static int parse_option(struct parse *p, int key, const char *arg)
 {
-	static const struct argp argp = {options, parse_opt, args_doc, doc, NULL, NULL, NULL};
+	struct options *o = p->opts;
 
+	switch (key) {
+	case 'd':
+		if (cli__parse_seconds(arg, &o->duration_ns))
+			return bad_value(p, "-d", arg,
+					 "seconds, more than 0 and at most " SECONDS_MAX_TEXT);
+		return 0;
+	case 'T':
+		return parse_threshold(p, "-T", arg, "500us or 2ms", &o->slow_ns);
+	case OPT_STUCK:
+		return parse_threshold(p, "--stuck", arg, "500ms or 2s", &o->stuck_ns);
+	case 'p':
+		return parse_pid(p, arg);
+	case 'c':
+		return parse_comm(p, arg);
+	case OPT_CGROUP:
+		o->cgroup = arg;
+		return 0;
+	case 'C':
+		return parse_cpus(p, arg);
+	case 'm':
+		if (tracer__parse_mode(arg, &o->mode))
+			return bad_value(p, "--mode", arg, "auto, full, kprobe or tracepoint");
+		return 0;
+	case OPT_PROM:
+		if (!*arg)
+			return bad_value(p, "--prom", arg, "a file name");
+		o->prom_path = arg;
+		return 0;
+	case OPT_PROM_SITES:
+		p->prom_sites_set = true;
+		return parse_count(p, "--prom-sites", arg, 1000, &o->prom_sites);
+	case OPT_MAX_SITES:
+		return parse_count(p, "--max-sites", arg, DRAINSTAT_MAX_SITES, &o->max_sites);
+	case OPT_MAX_STACKS:
+		return parse_count(p, "--max-stacks", arg, DRAINSTAT_MAX_STACKS, &o->max_stacks);
+	}
+	return parse_flag(o, key);
+}
+
+/* INTERVAL, COUNT. */
+static int parse_positional(struct parse *p, int index, const char *arg)
+{
+	char expected[96], buf[ESCAPE_SIZE(SHOWN_MAX)];
+
+	if (index == 0) {
+		if (!cli__parse_interval(arg, &p->opts->interval_ns))
+			return 0;
+		snprintf(expected, sizeof(expected), "seconds from %g to " SECONDS_MAX_TEXT,
+			 (double)DRAINSTAT_INTERVAL_MIN_NS / (double)NS_PER_SEC);
+		return bad_value(p, "INTERVAL", arg, expected);
+	}
+	if (index == 1) {
+		if (!cli__parse_positive(arg, ~0ULL >> 1, &p->opts->count))
+			return 0;
+		return bad_value(p, "COUNT", arg, "a positive integer");
+	}
+	return fail(p, "unexpected argument '%s'", shown(arg, strlen(arg), buf, sizeof(buf)));
+}
+
+/* "--pro" (given is what follows "--"): unknown, or the start of more than one option. */
+static int bad_long_option(struct parse *p, const char *given)
+{
+	char buf[ESCAPE_SIZE(SHOWN_MAX)], matches[512] = "";
+	size_t len = strcspn(given, "="), n = 0, i;
+
+	shown(given, len ? len : strlen(given), buf, sizeof(buf)); /* "--=x" */
+	for (i = 0; i < NR_OPTIONS && n < sizeof(matches); i++) {
+		if (len && !strncmp(options[i].name, given, len))
+			n += (size_t)snprintf(matches + n, sizeof(matches) - n, "%s--%s",
+					      n ? ", " : "", options[i].name);
+	}
+	if (n)
+		return fail(p, "ambiguous option '--%s': %s", buf, matches);
+	return fail(p, "unknown option '--%s'", buf);
+}
+
+static const struct argp_option *short_option(int key)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPTIONS && options[i].key != key; i++)
+		;
+	return &options[i];
+}
+
+/* What getopt_long() stopped at: ret ':' or '?', with optopt and optind. */
+static int getopt_error(struct parse *p, int ret, char *const *argv)
+{
+	const struct argp_option *o;
+	char name[32], buf[ESCAPE_SIZE(1)];
+
+	if (ret == ':' || optopt >= LONG_KEY) {
+		o = optopt >= LONG_KEY ? &options[optopt - LONG_KEY] : short_option(optopt);
+		if (optopt >= LONG_KEY)
+			snprintf(name, sizeof(name), "--%s", o->name);
+		else
+			snprintf(name, sizeof(name), "-%c", o->key);
+		if (ret == ':')
+			return fail(p, "option %s needs %s", name, o->arg);
+		return fail(p, "option %s takes no argument", name);
+	}
+	if (optopt)
+		return fail(p, "unknown option '-%s'",
+			    shown(&(char){(char)optopt}, 1, buf, sizeof(buf)));
+	return bad_long_option(p, argv[optind - 1] + 2);
+}
+
+/* Options that mean nothing, or two things, together. */
+static int check_together(struct parse *p)
+{
+	if (p->opts->prom_path && p->opts->json)
+		return fail(p, "--prom and -j are two different outputs: choose one");
+	if (p->prom_sites_set && !p->opts->prom_path)
+		return fail(p, "--prom-sites is for the --prom export: add --prom FILE");
+	return 0;
+}
+
+static void set_defaults(struct options *opts)
+{
 	memset(opts, 0, sizeof(*opts));
-	/* getopt's own messages (unknown options) start with argv[0]: make it ours */
-	if (argc > 0)
-		argv[0] = (char *)"drainstat";
-	argp_err_exit_status = EXIT_USAGE;
 	opts->prom_sites = 20;
 	opts->stuck_ns = STUCK_DEFAULT_NS;
-	argp_parse(&argp, argc, argv, 0, NULL, opts);
-	if (opts->prom_path && opts->json)
-		usage_error("%s", "--prom and -j are two different outputs: choose one");
+}
+
+int cli__parse_args(int argc, char **argv, struct options *opts, char *err, size_t size)
+{
+	struct parse p = {.opts = opts, .err = err, .size = size};
+	struct getopt_tables t = {};
+	int ret, i;
+
+	set_defaults(opts);
+	getopt_tables(&t);
+	opterr = 0;
+	optind = 0; /* glibc: start over, even after a parse that stopped mid "-sZ" */
+	while ((ret = getopt_long(argc, argv, t.shorts, t.longs, NULL)) != -1) {
+		/* every error sets optopt: -? is the one that is not */
+		if (ret == ':' || (ret == '?' && optopt != '?'))
+			return getopt_error(&p, ret, argv);
+		ret = parse_option(&p, ret >= LONG_KEY ? options[ret - LONG_KEY].key : ret, optarg);
+		if (ret)
+			return ret;
+	}
+	for (i = optind; i < argc; i++) {
+		ret = parse_positional(&p, i - optind, argv[i]);
+		if (ret)
+			return ret;
+	}
+	return check_together(&p);
+}
+
+static void print_text(enum cli_action action)
+{
+	static const struct argp argp = {options, NULL, args_doc, doc, NULL, NULL, NULL};
+	static char name[] = "drainstat";
+
+	if (action == CLI_VERSION)
+		printf("drainstat %s\n", DRAINSTAT_VERSION);
+	else
+		argp_help(&argp, stdout, action == CLI_HELP ? ARGP_HELP_STD_HELP : ARGP_HELP_USAGE,
+			  name);
+}
+
+void cli__parse(int argc, char **argv, struct options *opts)
+{
+	char err[CLI_ERROR_LEN];
+	int ret = cli__parse_args(argc, argv, opts, err, sizeof(err));
+
+	if (ret < 0) {
+		fprintf(stderr, "drainstat: %s (see drainstat --help)\n", err);
+		exit(EXIT_USAGE);
+	}
+	if (ret != CLI_RUN) {
+		print_text(ret);
+		exit(EXIT_OK);
+	}
 }

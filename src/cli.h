@@ -13,6 +13,11 @@
 #define DRAINSTAT_MAX_SITES  65536
 #define DRAINSTAT_MAX_STACKS 262144
 
+/* INTERVAL, -d, -T, --stuck: at most 366 days (a leap year), in seconds. */
+#define DRAINSTAT_SECONDS_MAX 31622400
+/* INTERVAL: at least 10 ms (0.01 s); shorter, printing the reports would take a CPU. */
+#define DRAINSTAT_INTERVAL_MIN_NS 10000000ULL
+
 enum exit_code {
 	EXIT_OK = 0,
 	EXIT_RUNTIME = 1,      /* a map could not be read, out of memory, ... */
@@ -50,14 +55,36 @@ struct options {
 	int verbose;	  /* -v, repeatable */
 };
 
-/* Parses argv into opts; prints a one-line error and exits EXIT_USAGE on bad input. */
+/* What the command line asks for: a run, or a text to print on stdout before exiting 0. */
+enum cli_action {
+	CLI_RUN = 0,
+	CLI_HELP,    /* -?, --help */
+	CLI_USAGE,   /* --usage */
+	CLI_VERSION, /* -V, --version */
+};
+
+/* The buffer cli__parse_args() writes its error into: a quoted argument, escaped. */
+#define CLI_ERROR_LEN 2048
+
+/*
+ * Parses argv (permuting it, as getopt does) into opts, knowing drainstat's options
+ * only. Prints nothing: returns a cli_action, or -EINVAL with one line in err (no
+ * newline, every quoted argument escaped).
+ */
+int cli__parse_args(int argc, char **argv, struct options *opts, char *err, size_t size);
+/*
+ * cli__parse_args(), then for an error "drainstat: ERR (see drainstat --help)" on
+ * stderr and exit EXIT_USAGE; for -?, --usage, -V their text on stdout and exit 0.
+ */
 void cli__parse(int argc, char **argv, struct options *opts);
 
-/* "10", "2.5", "0.1": seconds into nanoseconds, > 0 and at most a year. 0 or -EINVAL. */
+/* "10", "2.5", "0.1": seconds into ns, > 0 and at most DRAINSTAT_SECONDS_MAX. 0 or -EINVAL. */
 int cli__parse_seconds(const char *s, __u64 *ns);
+/* INTERVAL: seconds as above, and at least DRAINSTAT_INTERVAL_MIN_NS. 0 or -EINVAL. */
+int cli__parse_interval(const char *s, __u64 *ns);
 /* "0-3,8,10-11": CPUs below DRAINSTAT_MAX_CPUS into a bitmap. 0 or -EINVAL. */
 int cli__parse_cpulist(const char *s, __u64 *mask);
-/* "500us", "2ms", "1.5s", "800ns": a duration with its unit, > 0. 0 or -EINVAL. */
+/* "500us", "2ms", "1.5s", "800ns": with its unit, > 0, at most 366 days. 0 or -EINVAL. */
 int cli__parse_duration(const char *s, __u64 *ns);
 /* A positive decimal integer no larger than max. 0 or -EINVAL. */
 int cli__parse_positive(const char *s, __u64 max, __u64 *out);

@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The option values of src/cli.h. The first byte picks the parser (seconds,
- * duration, CPU list, positive integer; the last takes its maximum from the 8
- * bytes after it); the rest is the argument. What parses must be in range and
- * read back the same from the value printed again.
+ * The command line of src/cli.h. The first byte picks the parser (seconds,
+ * duration, CPU list, positive integer, INTERVAL, or the whole command line;
+ * the positive integer takes its maximum from the 8 bytes after it); the rest
+ * is the argument, or the arguments split at NUL bytes. What parses must be in
+ * range and read back the same from the value printed again; a command line
+ * parses into options in range, or into one printable line of error.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "cli.h"
 #include "harness.h"
 #include "units.h"
 
-#define NS_PER_SEC  1000000000ULL
-#define SECONDS_MAX (366ULL * 24 * 3600) /* the man page's limit on the integer part */
-#define MASK_WORDS  (DRAINSTAT_MAX_CPUS / 64)
-#define CANARY	    0x5a5a5a5a5a5a5a5aULL
+#define NS_PER_SEC 1000000000ULL
+#define MAX_NS	   (DRAINSTAT_SECONDS_MAX * NS_PER_SEC) /* 366 days */
+#define MAX_ARGS   16
+#define MASK_WORDS (DRAINSTAT_MAX_CPUS / 64)
+#define CANARY	   0x5a5a5a5a5a5a5a5aULL
 
 static bool is_digit(char c)
 {
@@ -30,8 +34,7 @@ static void check_seconds(const char *arg)
 	if (cli__parse_seconds(arg, &ns))
 		return;
 	FUZZ_CHECK(ns > 0, "'%s' is 0 s", arg);
-	FUZZ_CHECK(ns / NS_PER_SEC <= SECONDS_MAX, "'%s' is over a year: %llu ns", arg,
-		   (unsigned long long)ns);
+	FUZZ_CHECK(ns <= MAX_NS, "'%s' is over 366 days: %llu ns", arg, (unsigned long long)ns);
 	FUZZ_CHECK(ns / NS_PER_SEC == strtoull(arg, NULL, 10), "'%s' gave %llu ns", arg,
 		   (unsigned long long)ns);
 	snprintf(again, sizeof(again), "%llu.%09llu", (unsigned long long)(ns / NS_PER_SEC),
@@ -51,13 +54,12 @@ static void check_duration(const char *arg)
 	if (cli__parse_duration(arg, &ns))
 		return;
 	FUZZ_CHECK(ns > 0, "'%s' is 0 ns", arg);
+	FUZZ_CHECK(ns <= MAX_NS, "'%s' is over 366 days: %llu ns", arg, (unsigned long long)ns);
 	snprintf(again, sizeof(again), "%llu.%09llus", (unsigned long long)(ns / NS_PER_SEC),
 		 (unsigned long long)(ns % NS_PER_SEC));
 	FUZZ_CHECK(!cli__parse_duration(again, &back) && back == ns,
 		   "'%s' is %llu ns, but '%s' does not read back", arg, (unsigned long long)ns,
 		   again);
-	if (ns >= SECONDS_MAX * NS_PER_SEC)
-		return; /* printed, it may round up past the largest integer part */
 	units__duration(ns, shown, sizeof(shown));
 	FUZZ_CHECK(!cli__parse_duration(shown, &back),
 		   "'%s' is %llu ns, printed '%s' does not parse", arg, (unsigned long long)ns,
@@ -133,10 +135,86 @@ static void check_positive(const char *arg, __u64 max)
 		   "'%s' gave %llu, which does not read back", arg, (unsigned long long)v);
 }
 
+/* INTERVAL: exactly the seconds cli__parse_seconds() reads that are not below the minimum. */
+static void check_interval(const char *arg)
+{
+	bool is_seconds, is_interval;
+	__u64 ns, secs = 0;
+
+	is_seconds = !cli__parse_seconds(arg, &secs);
+	is_interval = !cli__parse_interval(arg, &ns);
+	FUZZ_CHECK(is_interval == (is_seconds && secs >= DRAINSTAT_INTERVAL_MIN_NS),
+		   "'%s': INTERVAL %s, seconds %s (%llu ns)", arg, is_interval ? "yes" : "no",
+		   is_seconds ? "yes" : "no", (unsigned long long)secs);
+	FUZZ_CHECK(!is_interval || ns == secs, "'%s' is %llu ns as INTERVAL, %llu as seconds", arg,
+		   (unsigned long long)ns, (unsigned long long)secs);
+}
+
+/* A usage error: one line of printable ASCII, whole (not cut by the buffer). */
+static void check_error(const char *err)
+{
+	const char *p;
+
+	FUZZ_CHECK(err[0], "an empty error");
+	FUZZ_CHECK(strlen(err) < CLI_ERROR_LEN - 1, "an error that may be cut: '%.80s...'", err);
+	for (p = err; *p; p++)
+		FUZZ_CHECK(*p >= 0x20 && *p < 0x7f, "byte 0x%02x in '%s'", (unsigned char)*p, err);
+}
+
+/* Options that parsed: each in its range, and no combination the parser refuses. */
+static void check_parsed(const struct options *o)
+{
+	FUZZ_CHECK(!o->interval_ns ||
+		       (o->interval_ns >= DRAINSTAT_INTERVAL_MIN_NS && o->interval_ns <= MAX_NS),
+		   "INTERVAL %llu ns", (unsigned long long)o->interval_ns);
+	FUZZ_CHECK(!o->count || o->interval_ns, "COUNT without INTERVAL");
+	FUZZ_CHECK(o->duration_ns <= MAX_NS && o->slow_ns <= MAX_NS, "-d or -T over 366 days");
+	FUZZ_CHECK(o->stuck_ns > 0 && o->stuck_ns <= MAX_NS, "--stuck %llu ns",
+		   (unsigned long long)o->stuck_ns);
+	FUZZ_CHECK(!(o->prom_path && o->json), "--prom with -j");
+	FUZZ_CHECK(o->prom_sites >= 1 && o->prom_sites <= 1000, "--prom-sites %u", o->prom_sites);
+	FUZZ_CHECK(o->prom_sites == 20 || o->prom_path, "--prom-sites without --prom");
+	FUZZ_CHECK(!o->comm || (o->comm[0] && strlen(o->comm) < DRAINSTAT_COMM_LEN), "-c '%s'",
+		   o->comm);
+	FUZZ_CHECK(o->pid >= 0 && o->pid <= 4194304, "-p %d", o->pid);
+	FUZZ_CHECK(o->mode <= MODE_TRACEPOINT, "--mode %d", o->mode);
+	FUZZ_CHECK(o->max_sites <= DRAINSTAT_MAX_SITES && o->max_stacks <= DRAINSTAT_MAX_STACKS,
+		   "--max-sites %u, --max-stacks %u", o->max_sites, o->max_stacks);
+}
+
+/*
+ * args (len bytes) split at NUL bytes: drainstat's arguments. Parsed again as
+ * getopt left them (options first), they give the same.
+ */
+static void check_args(char *args, size_t len)
+{
+	char *argv[MAX_ARGS + 2] = {"drainstat"}, err[CLI_ERROR_LEN], err2[CLI_ERROR_LEN];
+	struct options o, o2;
+	int argc = 1, ret;
+	size_t i;
+
+	argv[argc++] = args;
+	for (i = 0; i < len && argc <= MAX_ARGS; i++) {
+		if (!args[i])
+			argv[argc++] = &args[i + 1];
+	}
+	argv[argc] = NULL;
+	ret = cli__parse_args(argc, argv, &o, err, sizeof(err));
+	FUZZ_CHECK(ret == -EINVAL || (ret >= CLI_RUN && ret <= CLI_VERSION), "returned %d", ret);
+	if (ret == -EINVAL)
+		check_error(err);
+	if (ret == CLI_RUN)
+		check_parsed(&o);
+	FUZZ_CHECK(cli__parse_args(argc, argv, &o2, err2, sizeof(err2)) == ret,
+		   "parsed again, not %d", ret);
+	FUZZ_CHECK(ret != -EINVAL || !strcmp(err, err2), "'%s', then '%s'", err, err2);
+	FUZZ_CHECK(ret != CLI_RUN || !memcmp(&o, &o2, sizeof(o)), "other options parsed again");
+}
+
 int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 {
 	struct bytes b = {data, size};
-	__u8 which = bytes__u8(&b) % 4;
+	__u8 which = bytes__u8(&b) % 6;
 	__u64 max = which == 3 ? bytes__u64(&b) : 0;
 	char *arg = malloc(b.left + 1); /* exactly the argument: ASan sees any overread */
 
@@ -149,8 +227,12 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 		check_duration(arg);
 	else if (which == 2)
 		check_cpulist(arg);
-	else
+	else if (which == 3)
 		check_positive(arg, max);
+	else if (which == 4)
+		check_interval(arg);
+	else
+		check_args(arg, b.left);
 	free(arg);
 	return 0;
 }

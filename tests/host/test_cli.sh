@@ -9,6 +9,82 @@ set -u
 check "--version" bash -c "'$DRAINSTAT' --version | grep -q '^drainstat [0-9]'"
 check "--help exits 0 and shows the synopsis" bash -c "'$DRAINSTAT' --help | grep -q 'INTERVAL'"
 
+# -?, --help, --usage, -V, --version: on stdout, exit 0, as argp_parse() printed them
+HELP=$("$DRAINSTAT" --help 2>"$TMPDIR_TEST/help.err")
+expect_eq "--help: exit 0" $? 0
+expect_eq "--help: nothing on stderr" "$(cat "$TMPDIR_TEST/help.err")" ""
+expect_eq "--help: the synopsis first" "$(head -n 1 <<<"$HELP")" \
+	"Usage: drainstat [OPTION...] [INTERVAL [COUNT]]"
+check "--help: lists -?, --help, --usage, -V, --version" bash -c "grep -q '^  -?, --help ' <<<\"\$1\" &&
+	grep -q '^      --usage ' <<<\"\$1\" && grep -q '^  -V, --version ' <<<\"\$1\"" _ "$HELP"
+expect_eq "-?: as --help" "$("$DRAINSTAT" '-?')" "$HELP"
+expect_eq "--usage: exit 0" "$("$DRAINSTAT" --usage >/dev/null 2>&1; echo $?)" 0
+check "--usage: the short usage" bash -c "'$DRAINSTAT' --usage | head -n 1 | grep -q '^Usage: drainstat \[-Hjsv?V\] '"
+check "--version: one line, drainstat VERSION" bash -c "'$DRAINSTAT' --version | grep -Exq 'drainstat [0-9]+\.[0-9]+\.[0-9]+' &&
+	[ \$('$DRAINSTAT' --version | wc -l) -eq 1 ]"
+expect_eq "-V: as --version" "$("$DRAINSTAT" -V)" "$("$DRAINSTAT" --version)"
+# every long option --help lists is one the parser takes (each run ends in a usage error or exit 0)
+grep -oE -- '--[a-z][a-z-]*' <<<"$HELP" | sort -u >"$TMPDIR_TEST/help.opts"
+while read -r opt; do
+	timeout 5 "$DRAINSTAT" "$opt" x 1 2 3 >/dev/null 2>"$TMPDIR_TEST/opt.err"
+	check "--help's $opt: the parser takes it" \
+		bash -c "! grep -Eq 'unknown option|ambiguous option' '$TMPDIR_TEST/opt.err'"
+done <"$TMPDIR_TEST/help.opts"
+
+# usage errors: exit 64 at once (under timeout, so that a hang fails rather than
+# waits) with exactly one line on stderr, every argument in it escaped
+# expect_usage NAME MESSAGE ARGS...
+expect_usage() {
+	local name=$1 want=$2 out rc
+	shift 2
+	out=$(timeout 5 "$DRAINSTAT" "$@" 2>"$TMPDIR_TEST/usage.err")
+	rc=$?
+	expect_eq "$name: exit 64" $rc 64
+	expect_eq "$name: the message" "$(cat "$TMPDIR_TEST/usage.err")" \
+		"drainstat: $want (see drainstat --help)"
+	expect_eq "$name: nothing on stdout" "$out" ""
+}
+# glibc argp's hidden options are gone: --HANG slept an hour, and "--H" (for -H)
+# abbreviated it; --program-name put its value, raw, in messages
+expect_usage "--H" "unknown option '--H'" --H
+expect_usage "--HANG" "unknown option '--HANG'" --HANG=1
+expect_usage "--program-name" "unknown option '--program-name'" --program-name=x
+expect_usage "--program-name with ESC" "unknown option '--program-name'" --program-name $'\e[31mx' -Z
+# getopt's own messages echoed raw bytes
+expect_usage "ESC in an unknown option" "unknown option '--\\x1b[31mx'" $'--\e[31mx'
+expect_usage "ESC as an unknown short option" "unknown option '-\\x1b'" -s$'\e'
+expect_usage "ESC after an ambiguous option" "ambiguous option '--pro': --prom, --prom-sites" --pro=$'\e'
+expect_usage "ESC after an option without argument" "option --json takes no argument" --json=$'\e'
+expect_usage "-d without its argument" "option -d needs SECONDS" -d
+expect_usage "--prom without its argument" "option --prom needs FILE" -j --prom
+# the ranges as they are: 366 days at most, INTERVAL 10 ms at least
+expect_usage "-d past 366 days" \
+	"invalid -d '31622401': expected seconds, more than 0 and at most 31622400 (366 days)" -d 31622401
+expect_usage "INTERVAL 1e9" \
+	"invalid INTERVAL '1e9': expected seconds from 0.01 to 31622400 (366 days)" 1e9
+expect_usage "INTERVAL past 366 days" \
+	"invalid INTERVAL '31622400.5': expected seconds from 0.01 to 31622400 (366 days)" 31622400.5
+expect_usage "INTERVAL below 10 ms" \
+	"invalid INTERVAL '0.001': expected seconds from 0.01 to 31622400 (366 days)" 0.001
+expect_usage "INTERVAL 1 ns" \
+	"invalid INTERVAL '0.000000001': expected seconds from 0.01 to 31622400 (366 days)" 0.000000001 -d 1
+expect_usage "-T past 366 days" \
+	"invalid -T '31622401s': expected a duration such as 500us or 2ms, from 1ns to 31622400s (366 days)" \
+	-T 31622401s
+expect_usage "--stuck past 366 days" \
+	"invalid --stuck '31622400001ms': expected a duration such as 500ms or 2s, from 1ns to 31622400s (366 days)" \
+	--stuck 31622400001ms
+# --prom-sites means nothing without --prom
+expect_usage "--prom-sites without --prom" "--prom-sites is for the --prom export: add --prom FILE" \
+	--prom-sites 5
+expect_usage "--prom with -j" "--prom and -j are two different outputs: choose one" --prom x.prom -j
+# the smallest INTERVAL runs, and -d below it too
+"$DRAINSTAT" 0.01 3 >"$TMPDIR_TEST/min" 2>&1
+expect_eq "INTERVAL 0.01: exit 0" $? 0
+expect_eq "INTERVAL 0.01: 3 reports" "$(grep -Ec '^[0-9]{2}:[0-9]{2}:[0-9]{2}  ' "$TMPDIR_TEST/min")" 3
+"$DRAINSTAT" -d 0.001 >/dev/null 2>&1
+expect_eq "-d 0.001: exit 0" $? 0
+
 # a PID that does not exist
 "$DRAINSTAT" -p 4194303 -d 1 >/dev/null 2>"$TMPDIR_TEST/err"
 expect_eq "no such PID: exit 65" $? 65

@@ -117,7 +117,7 @@ mkdir -p "$DIR/copies"
 READER=$!
 KILLS=40
 for _ in $(seq $KILLS); do
-	"$DRAINSTAT" --prom "$DIR/x.prom" 0.002 >/dev/null 2>&1 &
+	"$DRAINSTAT" --prom "$DIR/x.prom" 0.01 >/dev/null 2>&1 &
 	PID=$!
 	sleep "0.$(printf '%03d' $((RANDOM % 700)))"
 	kill -KILL $PID
