@@ -10,6 +10,10 @@
  * not printable ASCII, and the backslash, as \xNN: no escape sequence, newline or
  * invalid UTF-8 reaches a terminal raw, and the bytes can be read back. Truncated
  * to fit size, never mid-escape. Returns buf.
+ *
+ * Byte by byte, with no state: the text of a string is the texts of its pieces
+ * one after the other, so long strings can be escaped a piece at a time. The
+ * JSON report writes every string this way too (report_json__string()).
  */
 const char *escape__text(const char *s, size_t len, char *buf, size_t size);
 

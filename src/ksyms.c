@@ -294,7 +294,19 @@ struct prefetch {
 	unsigned int next; /* the slot the reader takes next */
 	size_t off;	   /* bytes of it already taken */
 	bool stopped;	   /* its end or error was taken: nothing more will come */
+	bool threaded;	   /* the thread runs; without one, reads are made as asked */
 };
+
+/* read(2) through EINTR: bytes, 0 at the end, -errno. */
+static ssize_t read_some(int fd, void *buf, size_t size)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, buf, size);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
 
 static void *prefetch__run(void *arg)
 {
@@ -305,10 +317,8 @@ static void *prefetch__run(void *arg)
 	for (i = 0;; i = (i + 1) % PREFETCH_SLOTS) {
 		while (sem_wait(&p->free) && errno == EINTR)
 			;
-		do
-			n = read(p->fd, p->slot[i].data, PREFETCH_CHUNK);
-		while (n < 0 && errno == EINTR);
-		p->slot[i].n = n < 0 ? -errno : n;
+		n = read_some(p->fd, p->slot[i].data, PREFETCH_CHUNK);
+		p->slot[i].n = n;
 		sem_post(&p->full);
 		if (n <= 0)
 			return NULL;
@@ -321,6 +331,8 @@ static ssize_t prefetch__read(struct prefetch *p, char *buf, size_t size)
 	unsigned int i = p->next;
 	size_t n;
 
+	if (!p->threaded)
+		return read_some(p->fd, buf, size);
 	if (!p->off && !p->stopped)
 		while (sem_wait(&p->full) && errno == EINTR)
 			;
@@ -394,9 +406,10 @@ static int ksyms__read(struct ksyms *ks, const char *path, size_t *nr_hidden)
 	}
 	sem_init(&p->free, 0, PREFETCH_SLOTS);
 	sem_init(&p->full, 0, 0);
-	err = -pthread_create(&p->thread, NULL, prefetch__run, p);
-	if (!err) {
-		err = loader__read(&ld, p, buf, KSYMS_READ_SIZE);
+	/* no thread (no memory for its stack, RLIMIT_NPROC): the reads are made here */
+	p->threaded = !pthread_create(&p->thread, NULL, prefetch__run, p);
+	err = loader__read(&ld, p, buf, KSYMS_READ_SIZE);
+	if (p->threaded) {
 		if (err)
 			prefetch__drain(p);
 		pthread_join(p->thread, NULL);
@@ -601,6 +614,17 @@ static bool scan__match(const struct ksyms_line *l, const char *const *names, __
 	return false;
 }
 
+/* The next line into *line: 1, 0 at the end, -errno (getline() runs short of memory too). */
+static int next_line(FILE *f, char **line, size_t *size)
+{
+	errno = 0;
+	if (getline(line, size, f) > 0)
+		return 1;
+	if (feof(f))
+		return 0;
+	return errno ? -errno : -EIO;
+}
+
 int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t n)
 {
 	size_t found = 0, lines = 0, i, size = 0;
@@ -616,7 +640,7 @@ int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t
 	if (!f)
 		return -errno;
 	/* whole lines: the rest of one longer than a buffer would parse as a line of its own */
-	while (found < n && getline(&line, &size, f) > 0) {
+	while (found < n && (err = next_line(f, &line, &size)) > 0) {
 		line[strcspn(line, "\n")] = '\0';
 		if (parse_line(line, &l))
 			continue;
@@ -627,12 +651,9 @@ int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t
 		any_addr = true;
 		scan__match(&l, names, addrs, n, &found);
 	}
-	if (ferror(f))
-		err = -EIO;
-	else if (!lines)
-		err = -EINVAL;
-	else if (!any_addr)
-		err = -EPERM;
+	/* 1: stopped with every name found */
+	if (err >= 0)
+		err = !lines ? -EINVAL : !any_addr ? -EPERM : 0;
 	free(line);
 	fclose(f);
 	return err;

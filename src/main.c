@@ -29,9 +29,18 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
+/*
+ * stderr line-buffered in a buffer of its own: unbuffered, every fprintf() to
+ * it takes an 8 KB buffer on the stack (glibc), too much under a small
+ * ulimit -s; and a message is then one write.
+ */
+static char stderr_buf[1024];
+
 int main(int argc, char **argv)
 {
 	struct options opts;
+
+	setvbuf(stderr, stderr_buf, _IOLBF, sizeof(stderr_buf));
 
 	cli__parse(argc, argv, &opts);
 	libbpf_verbosity = opts.verbose;

@@ -551,6 +551,7 @@ int model__build(const struct snapshot *cur, const struct snapshot *prev, __u64 
 
 	memset(out, 0, sizeof(*out));
 	out->info = *info;
+	out->wall_ns = cur->wall_ns;
 	out->span_ns = cur->taken_ns - (prev ? prev->taken_ns : start_ns);
 	err = build_sites(out, cur, prev, ks);
 	if (!err)
@@ -587,13 +588,14 @@ void model__free(struct model *m)
 }
 
 int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, const struct umaps *um,
-		      struct model_slow_drain *out)
+		      const struct snap_clock *now, struct model_slow_drain *out)
 {
 	char site[MODEL_NAME_LEN], (*uframes)[MODEL_UFRAME_LEN];
 	int i, err;
 
 	memset(out, 0, sizeof(*out));
 	out->ev = &d->ev;
+	out->wall_ns = snapshot__wall_ns(now, d->ev.end_ns);
 	err = symbolize(d->kips, d->nr_kips, ks, &out->arena, &out->kstack, site, sizeof(site));
 	uframes = err ? NULL : arena__alloc(&out->arena, (size_t)d->nr_uips * sizeof(*uframes) + 1);
 	if (!uframes) {

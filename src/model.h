@@ -126,6 +126,7 @@ struct model_info {
 
 struct model {
 	struct model_info info;
+	__u64 wall_ns;		  /* CLOCK_REALTIME when the snapshot was read; 0 if unknown */
 	__u64 span_ns;		  /* the time this report covers */
 	struct model_site *sites; /* sorted by total wait, largest first */
 	int nr_sites;
@@ -150,6 +151,7 @@ struct model {
 /* A drain of the -T log as it ended, its frames named (model__slow_drain()). */
 struct model_slow_drain {
 	const struct slow_drain_event *ev;
+	__u64 wall_ns;		   /* CLOCK_REALTIME when it ended */
 	struct model_stack kstack; /* from the first drain function down */
 	int nr_uframes;
 	const char (*uframes)[MODEL_UFRAME_LEN]; /* "posix_fadvise+0x1a (libc.so.6)" */
@@ -159,9 +161,12 @@ struct model_slow_drain {
 struct slow_drain;
 struct umaps;
 
-/* d's frames named, kernel ones from ks, user ones from um. 0 or -ENOMEM. */
+/*
+ * d's frames named, kernel ones from ks, user ones from um; its end as wall time
+ * from now, read when d was. 0 or -ENOMEM.
+ */
 int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, const struct umaps *um,
-		      struct model_slow_drain *out);
+		      const struct snap_clock *now, struct model_slow_drain *out);
 void model__slow_drain_free(struct model_slow_drain *sd);
 
 const char *model__counter_name(enum drainstat_counter c);

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdio.h>
 #include <time.h>
 
-#include "export.h"
 #include "output.h"
 #include "report_json.h"
-#include "report_prom.h"
 #include "report_text.h"
 
 struct prom_job {
@@ -20,12 +19,20 @@ static void emit_prom(FILE *f, const void *arg)
 	report_prom__print(f, job->model, &job->opts);
 }
 
-void output__start(const struct options *o, const struct model_info *info)
+int output__flush(FILE *f)
+{
+	errno = 0;
+	if (fflush(f) == 0 && !ferror(f))
+		return 0;
+	return errno ? -errno : -EIO;
+}
+
+int output__start(const struct options *o, const struct model_info *info)
 {
 	if (o->json || o->prom_path)
-		return;
+		return 0;
 	report_text__header(stdout, info, DRAINSTAT_VERSION);
-	fflush(stdout);
+	return output__flush(stdout);
 }
 
 static void print_text(const struct options *o, const struct model *m)
@@ -42,17 +49,20 @@ static void print_text(const struct options *o, const struct model *m)
 	report_text__print(stdout, m, &topts);
 }
 
-int output__report(const struct options *o, const struct model *m, struct prom_memory *memory)
+int output__report(const struct options *o, const struct model *m)
 {
-	struct prom_job job = {
-	    m, {.max_sites = (int)o->prom_sites, .version = DRAINSTAT_VERSION, .memory = memory}};
-
-	if (o->prom_path)
-		return export__write_atomic(o->prom_path, emit_prom, &job);
 	if (o->json)
 		report_json__print(stdout, m, DRAINSTAT_VERSION);
 	else
 		print_text(o, m);
-	fflush(stdout);
-	return 0;
+	return output__flush(stdout);
+}
+
+int output__export(struct export *e, const struct options *o, const struct model *m,
+		   struct prom_memory *memory)
+{
+	struct prom_job job = {
+	    m, {.max_sites = (int)o->prom_sites, .version = DRAINSTAT_VERSION, .memory = memory}};
+
+	return export__write(e, emit_prom, &job);
 }

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
@@ -21,6 +26,8 @@
 #define CAP_BPF 39
 #endif
 #define TRACEFS_MAGIC 0x74726163
+/* Where libbpf looks for the kernel's BTF first: where the kernel puts it. */
+#define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 
 static bool has_cap(const struct __user_cap_data_struct *data, int cap)
 {
@@ -131,11 +138,17 @@ static int kernel_btf_id(int prog_fd, const char *name, __u32 kind)
 	return (int)run.retval;
 }
 
+/* A lookup's error: none for a name the kernel has no BTF for. */
+static int lookup_error(int id)
+{
+	return id < 0 && id != -ENOENT ? id : 0;
+}
+
 /* The facts from the kernel's own lookups: no BTF parsed in user space. */
 static int kernel_btf_facts(struct btf_facts *f)
 {
 	struct bpf_prog_load_opts opts = {.sz = sizeof(opts), .prog_flags = BPF_F_SLEEPABLE};
-	int fd, ipi, err = 0;
+	int fd, ipi, err;
 
 	fd = bpf_prog_load(BPF_PROG_TYPE_SYSCALL, "btf_lookup", "GPL", btf_lookup_insns,
 			   sizeof(btf_lookup_insns) / sizeof(btf_lookup_insns[0]), &opts);
@@ -143,11 +156,10 @@ static int kernel_btf_facts(struct btf_facts *f)
 		return -errno;
 	f->drain_all_id = kernel_btf_id(fd, DRAIN_ALL_FN, BTF_KIND_FUNC);
 	ipi = kernel_btf_id(fd, IPI_TP_TYPEDEF, BTF_KIND_TYPEDEF);
-	if ((f->drain_all_id < 0 && f->drain_all_id != -ENOENT) || (ipi < 0 && ipi != -ENOENT))
-		err = -EIO;
+	err = lookup_error(f->drain_all_id);
+	if (!err)
+		err = lookup_error(ipi);
 	f->ipi_send_cpu = ipi > 0;
-	f->err = 0;
-	f->parsed = false;
 	close(fd);
 	return err;
 }
@@ -155,19 +167,27 @@ static int kernel_btf_facts(struct btf_facts *f)
 void probe__btf_facts(struct btf_facts *f)
 {
 	struct btf *vmlinux;
+	int err;
 
-	if (!kernel_btf_facts(f))
+	*f = (struct btf_facts){};
+	err = kernel_btf_facts(f);
+	if (!err)
 		return;
-	/* before 5.14, or refused: parse the BTF here */
+	f->ipi_send_cpu = false;
+	f->drain_all_id = err;
+	/* parsing would run short too, and say less */
+	if (probe__short_of_resources(err)) {
+		f->err = err;
+		return;
+	}
+	/* before 5.14, or refused: parse the BTF here (btf__parse() keeps its errno) */
 	f->parsed = true;
-	vmlinux = btf__load_vmlinux_btf();
+	vmlinux = btf__parse(VMLINUX_BTF, NULL);
 	if (!vmlinux) {
 		f->err = -errno;
 		f->drain_all_id = f->err;
-		f->ipi_send_cpu = false;
 		return;
 	}
-	f->err = 0;
 	f->drain_all_id = btf__find_by_name_kind(vmlinux, DRAIN_ALL_FN, BTF_KIND_FUNC);
 	f->ipi_send_cpu = btf__find_by_name_kind(vmlinux, IPI_TP_TYPEDEF, BTF_KIND_TYPEDEF) > 0;
 	btf__free(vmlinux);
@@ -212,4 +232,232 @@ int probe__kprobes(const char *tracefs)
 		return 0;
 	snprintf(path, sizeof(path), "%s/kprobe_events", tracefs);
 	return access(path, W_OK) ? -ENOENT : 0;
+}
+
+int probe__btf_parse(void)
+{
+	struct btf *vmlinux = btf__parse(VMLINUX_BTF, NULL);
+
+	if (!vmlinux)
+		return -errno;
+	btf__free(vmlinux);
+	return 0;
+}
+
+int probe__sysctl(const char *name, int *value)
+{
+	char path[128], *p;
+	int err = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/%s", name);
+	for (p = path + strlen("/proc/sys/"); *p; p++)
+		if (*p == '.')
+			*p = '/';
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (fscanf(f, "%d", value) != 1)
+		err = -EINVAL;
+	fclose(f);
+	return err;
+}
+
+bool probe__short_of_resources(int err)
+{
+	return err == -EMFILE || err == -ENFILE || err == -ENOMEM;
+}
+
+unsigned long long probe__fds_limit(void)
+{
+	struct rlimit rl;
+
+	return getrlimit(RLIMIT_NOFILE, &rl) ? ~0ULL : (unsigned long long)rl.rlim_cur;
+}
+
+/* Without /proc, or an fd to spare to read it: each fd asked about (the first 64 Ki). */
+static unsigned int fds_in_use_by_fcntl(void)
+{
+	unsigned int n = 0;
+	int fd;
+
+	for (fd = 0; fd < 65536; fd++)
+		n += fcntl(fd, F_GETFD) != -1;
+	return n;
+}
+
+/*
+ * Those above the limit too: raised to take them in, the limit would hold
+ * them, and the need it is compared with stays a need for every limit.
+ */
+unsigned int probe__fds_in_use(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	struct dirent *d;
+	unsigned int n = 0;
+	char *end;
+	long fd;
+
+	if (!dir)
+		return fds_in_use_by_fcntl();
+	while ((d = readdir(dir))) {
+		fd = strtol(d->d_name, &end, 10);
+		n += !*end && end != d->d_name && fd != dirfd(dir);
+	}
+	closedir(dir);
+	return n;
+}
+
+/* Where a cgroup hierarchy is mounted, and the cgroup path its root stands for. */
+struct cgroup_mount {
+	char dir[256];
+	char root[256];
+};
+
+/* The comma-separated list has word in it. */
+static bool has_word(const char *list, const char *word)
+{
+	size_t len = strlen(word);
+	const char *p;
+
+	for (p = list; (p = strstr(p, word)); p += len)
+		if ((p == list || p[-1] == ',') &&
+		    (!p[len] || p[len] == ',' || p[len] == ' ' || p[len] == '\n'))
+			return true;
+	return false;
+}
+
+/* The memory controller's v1 mount, else the v2 one: 1 for v1, 2 for v2, -ENOENT. */
+static int memory_mount(struct cgroup_mount *m)
+{
+	char line[1024], root[256], dir[256], type[32], opts[512];
+	int version = -ENOENT;
+	const char *sep;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+
+	if (!f)
+		return -errno;
+	while (version != 1 && fgets(line, sizeof(line), f)) {
+		sep = strstr(line, " - ");
+		if (!sep || sscanf(line, "%*s %*s %*s %255s %255s", root, dir) != 2 ||
+		    sscanf(sep, " - %31s %*s %511s", type, opts) != 2)
+			continue;
+		if (!strcmp(type, "cgroup") && has_word(opts, "memory"))
+			version = 1;
+		else if (!strcmp(type, "cgroup2") && version < 0)
+			version = 2;
+		else
+			continue;
+		snprintf(m->dir, sizeof(m->dir), "%s", dir);
+		snprintf(m->root, sizeof(m->root), "%s", root);
+	}
+	fclose(f);
+	return version;
+}
+
+/* This process's cgroup directory in the hierarchy m of that version. */
+static int memory_cgroup(const struct cgroup_mount *m, int version, char *path, size_t size)
+{
+	char line[1024], *ctrl, *cg;
+	size_t root = strcmp(m->root, "/") ? strlen(m->root) : 0;
+	int err = -ENOENT;
+	FILE *f = fopen("/proc/self/cgroup", "re");
+
+	if (!f)
+		return -errno;
+	while (err && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		ctrl = strchr(line, ':');
+		cg = ctrl ? strchr(ctrl + 1, ':') : NULL;
+		if (!cg)
+			continue;
+		*cg++ = '\0';
+		if (version == 1 ? !has_word(ctrl + 1, "memory") : !!ctrl[1])
+			continue;
+		/* a path outside the mount's root (another namespace's) is not ours to read */
+		if (strncmp(cg, m->root, root) || (cg[root] && cg[root] != '/'))
+			continue;
+		snprintf(path, size, "%s%s", m->dir, cg + root);
+		err = 0;
+	}
+	fclose(f);
+	return err;
+}
+
+/* The first number in dir/file after key (NULL: at the start); "max" is ~0ULL. */
+static int read_number(const char *dir, const char *file, const char *key, __u64 *value)
+{
+	char path[512], line[256], name[64];
+	unsigned long long v;
+	int err = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (err && fgets(line, sizeof(line), f)) {
+		if (!key && !strncmp(line, "max", 3))
+			v = ~0ULL;
+		else if (key ? sscanf(line, "%63s %llu", name, &v) != 2 || strcmp(name, key)
+			     : sscanf(line, "%llu", &v) != 1)
+			continue;
+		*value = v;
+		err = 0;
+	}
+	fclose(f);
+	return err;
+}
+
+/* A cgroup's limit and the memory under it that is free or cheap to reclaim: 0 or -errno. */
+static int cgroup_room(const char *dir, int version, struct memory_room *r)
+{
+	bool v1 = version == 1;
+	__u64 usage, cache = 0;
+
+	if (read_number(dir, v1 ? "memory.limit_in_bytes" : "memory.max", NULL, &r->limit) ||
+	    read_number(dir, v1 ? "memory.usage_in_bytes" : "memory.current", NULL, &usage))
+		return -ENOENT;
+	/* v1 says "no limit" with a number: the largest page counter */
+	if (r->limit >= 1ULL << 60) {
+		*r = (struct memory_room){~0ULL, ~0ULL};
+		return 0;
+	}
+	read_number(dir, "memory.stat", v1 ? "total_inactive_file" : "inactive_file", &cache);
+	usage -= cache < usage ? cache : usage;
+	r->free = usage < r->limit ? r->limit - usage : 0;
+	return 0;
+}
+
+/*
+ * Every cgroup from this process's up to the hierarchy's root limits it (v1
+ * with use_hierarchy, v2 always): the tightest one is what is left.
+ */
+void probe__memory_room(struct memory_room *room)
+{
+	struct cgroup_mount m;
+	struct memory_room r;
+	char dir[768], *slash;
+	int version = memory_mount(&m);
+
+	*room = (struct memory_room){~0ULL, ~0ULL};
+	if (version < 0 || memory_cgroup(&m, version, dir, sizeof(dir)))
+		return;
+	for (;;) {
+		if (!cgroup_room(dir, version, &r) && r.free < room->free)
+			*room = r;
+		slash = strrchr(dir, '/');
+		if (strlen(dir) <= strlen(m.dir) || !slash)
+			break;
+		*slash = '\0';
+	}
+}
+
+unsigned long long probe__address_space_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return ~0ULL;
+	return (unsigned long long)rl.rlim_cur;
 }

@@ -4,6 +4,7 @@
 #define PROBE_H
 
 #include <stdbool.h>
+#include <linux/types.h>
 
 /* 0 if root or holding CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN before 5.8), else -EPERM. */
 int probe__privileges(void);
@@ -36,5 +37,33 @@ void probe__btf_facts(struct btf_facts *f);
 int probe__fentry(int btf_id);
 /* 0 if the kernel has kprobes (PMU or tracefs kprobe_events), else -ENOENT. */
 int probe__kprobes(const char *tracefs);
+
+/*
+ * Why the kernel's BTF does not parse here: 0 if it does, else -errno
+ * (-EMFILE, -ENOMEM, ...). libbpf 1.1's btf__load_vmlinux_btf(), which its
+ * load calls too, says -ESRCH whatever the cause.
+ */
+int probe__btf_parse(void);
+
+/* An integer sysctl such as "kernel.kptr_restrict" into *value: 0 or -errno. */
+int probe__sysctl(const char *name, int *value);
+
+/* err says the process ran short of fds or memory, not that the kernel refused what it asked. */
+bool probe__short_of_resources(int err);
+
+/* The soft RLIMIT_NOFILE: every fd is numbered below it. */
+unsigned long long probe__fds_limit(void);
+/* How many fds are open, above that limit too (inherited before it was lowered). */
+unsigned int probe__fds_in_use(void);
+
+/* What the memory cgroups this process is in leave it: the tightest of them. */
+struct memory_room {
+	__u64 limit; /* bytes; ~0ULL if no cgroup limits the memory */
+	__u64 free;  /* bytes below it: not charged yet, or page cache cheap to reclaim */
+};
+
+void probe__memory_room(struct memory_room *room);
+/* The soft RLIMIT_AS (ulimit -v) in bytes, ~0ULL for none. */
+unsigned long long probe__address_space_limit(void);
 
 #endif /* PROBE_H */

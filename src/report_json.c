@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdbool.h>
 #include <string.h>
+#include <time.h>
 
+#include "escape.h"
 #include "hist.h"
 #include "report_json.h"
 
@@ -15,59 +17,24 @@ struct json {
 	bool comma[JSON_MAX_DEPTH];
 };
 
-/* The length of the valid UTF-8 sequence at s (n bytes left), 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	static const __u32 min_cp[] = {0, 0, 0x80, 0x800, 0x10000};
-	size_t len, i;
-	__u32 cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		cp = s[0] & 0x1f;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* overlong forms, surrogates and code points past Unicode are not UTF-8 */
-	if (cp < min_cp[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
+/* report_json__string() escapes this many bytes at a time: a user frame whole. */
+#define JSON_PIECE MODEL_UFRAME_LEN
 
 void report_json__string(FILE *f, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0, n = strnlen(s, len);
+	char shown[ESCAPE_SIZE(JSON_PIECE)];
+	size_t i, k, n = strnlen(s, len);
 
 	fputc('"', f);
-	while (i < n) {
-		size_t seq = utf8_len(p + i, n - i);
-
-		if (p[i] == '"' || p[i] == '\\') {
-			fprintf(f, "\\%c", p[i]);
-		} else if (!seq || p[i] < 0x20 || p[i] == 0x7f) {
-			fprintf(f, "\\u%04x", p[i]);
-		} else {
-			fwrite(p + i, 1, seq, f);
-			i += seq;
-			continue;
+	/* escape__text() goes byte by byte: piece by piece gives the same text */
+	for (i = 0; i < n; i += JSON_PIECE) {
+		escape__text(s + i, n - i < JSON_PIECE ? n - i : JSON_PIECE, shown, sizeof(shown));
+		/* printable ASCII: only quotes and backslashes need JSON's escapes */
+		for (k = 0; shown[k]; k++) {
+			if (shown[k] == '"' || shown[k] == '\\')
+				fputc('\\', f);
+			fputc(shown[k], f);
 		}
-		i++;
 	}
 	fputc('"', f);
 }
@@ -122,6 +89,24 @@ static void json_str(struct json *j, const char *key, const char *s, size_t len)
 static void json_cstr(struct json *j, const char *key, const char *s)
 {
 	json_str(j, key, s, s ? strlen(s) : 0);
+}
+
+/* "time": wall_ns (CLOCK_REALTIME) in RFC 3339, UTC, microseconds; null if unknown (0). */
+static void json_time(struct json *j, __u64 wall_ns)
+{
+	time_t sec = (time_t)(wall_ns / 1000000000ULL);
+	char buf[64];
+	struct tm tm;
+	size_t n;
+
+	if (!wall_ns || !gmtime_r(&sec, &tm) ||
+	    !(n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm))) {
+		json_cstr(j, "time", NULL);
+		return;
+	}
+	snprintf(buf + n, sizeof(buf) - n, ".%06lluZ",
+		 (unsigned long long)(wall_ns % 1000000000ULL / 1000));
+	json_cstr(j, "time", buf);
 }
 
 /* DIST: every field 0 for an empty histogram, so one schema holds in every mode. */
@@ -355,6 +340,7 @@ void report_json__print(FILE *f, const struct model *m, const char *version)
 	struct json j = {.f = f};
 
 	json_open(&j, NULL, '{');
+	json_time(&j, m->wall_ns);
 	put_info(&j, &m->info, version);
 	json_u64(&j, "span_ns", m->span_ns);
 	if (m->info.filter_pid)
@@ -385,7 +371,7 @@ static void put_slow_target(struct json *j, const struct slow_target *t, __u32 c
 	json_close(j, '}');
 }
 
-void report_json__slow_drain(FILE *f, const struct model_slow_drain *sd, const char *time)
+void report_json__slow_drain(FILE *f, const struct model_slow_drain *sd)
 {
 	const struct slow_drain_event *e = sd->ev;
 	struct json j = {.f = f};
@@ -394,7 +380,7 @@ void report_json__slow_drain(FILE *f, const struct model_slow_drain *sd, const c
 
 	json_open(&j, NULL, '{');
 	json_cstr(&j, "event", "slow_drain");
-	json_cstr(&j, "time", time);
+	json_time(&j, sd->wall_ns);
 	json_u64(&j, "pid", e->pid);
 	json_u64(&j, "tid", e->tid);
 	json_str(&j, "comm", e->comm, DRAINSTAT_COMM_LEN);
@@ -416,13 +402,13 @@ void report_json__slow_drain(FILE *f, const struct model_slow_drain *sd, const c
 }
 
 void report_json__drain_in_flight(FILE *f, const struct model_drain *md, __u64 threshold_ns,
-				  const char *time)
+				  __u64 wall_ns)
 {
 	struct json j = {.f = f};
 
 	json_open(&j, NULL, '{');
 	json_cstr(&j, "event", "drain_in_flight");
-	json_cstr(&j, "time", time);
+	json_time(&j, wall_ns);
 	json_u64(&j, "threshold_ns", threshold_ns);
 	put_drain_in_flight(&j, "drain", md);
 	json_close(&j, '}');

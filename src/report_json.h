@@ -11,24 +11,31 @@
 #include <stdio.h>
 #include "model.h"
 
-/* One JSON object on one line (NDJSON with INTERVAL), ending in "\n". */
+/*
+ * One JSON object on one line (NDJSON with INTERVAL), ending in "\n". Every
+ * line, report or event, has "time": RFC 3339 in UTC with microseconds
+ * ("2026-12-03T17:06:34.123456Z"), or null if unknown (0). A report's is
+ * m->wall_ns, when its snapshot was read.
+ */
 void report_json__print(FILE *f, const struct model *m, const char *version);
 
 /*
- * -T with -j: a drain as it ended slowly, and a drain in flight past
- * threshold_ns, each one object on one line with "event" and the time of day
- * ("2026-12-03T14:02:03.123+0000").
+ * -T with -j: a drain as it ended slowly ("time": when it ended), and a drain
+ * in flight past threshold_ns ("time": wall_ns, when it was seen), each one
+ * object on one line with "event".
  */
-void report_json__slow_drain(FILE *f, const struct model_slow_drain *sd, const char *time);
+void report_json__slow_drain(FILE *f, const struct model_slow_drain *sd);
 void report_json__drain_in_flight(FILE *f, const struct model_drain *md, __u64 threshold_ns,
-				  const char *time);
+				  __u64 wall_ns);
 
 /*
  * Writes the first len bytes of s (fewer if a NUL comes first) as a quoted JSON
- * string (RFC 8259): quote and backslash escaped, control characters (C0 and
- * DEL) as \u00XX, valid UTF-8 copied as is. Comms are raw kernel bytes: a byte
- * that is not part of a valid UTF-8 sequence is written as \u00XX of its value,
- * so the output is always valid JSON and the byte can still be read off.
+ * string: the text escape__text() makes of them (printable ASCII as itself; a
+ * backslash, and every other byte, as \xHH), with its quotes and backslashes
+ * escaped for JSON. Comms, paths and symbols are bytes, not text: decoded, the
+ * string is ASCII in which every backslash starts \xHH, so byte 0xff ("\xff")
+ * and the character U+00FF (its UTF-8 bytes, "\xc3\xbf") stay apart, and the
+ * bytes read back exactly. The output is printable ASCII.
  */
 void report_json__string(FILE *f, const char *s, size_t len);
 

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/utsname.h>
@@ -66,6 +67,13 @@ struct session {
 	struct slowlog *slowlog; /* -T */
 	struct model_info info;
 	struct prom_memory *prom_memory; /* --prom: what the exports before said */
+	struct export *export;		 /* --prom */
+	struct export_why export_why;	 /* why export__open() failed */
+	char *prom_shown;		 /* --prom's path, escaped for messages */
+	int export_err;			 /* the failure the last export said, 0 */
+	int pidfd;			 /* -p: readable once the process has exited; -1 */
+	unsigned int fds_at_start;	 /* open before setup: stdio, inherited ones */
+	struct tracer_needs needs;	 /* what the run needs, once found */
 };
 
 static void on_signal(int sig)
@@ -84,7 +92,8 @@ static void on_signal(int sig)
 
 static void install_signals(void)
 {
-	struct sigaction sa = {.sa_handler = on_signal};
+	/* SA_RESTART: a write blocked on stdout goes on (ppoll() returns all the same) */
+	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -105,9 +114,9 @@ static __u64 now_ns(void)
  * are blocked between the check of stop_signal and the wait, and ppoll()
  * unblocks them atomically: one that arrives in between is not slept through.
  */
-static void sleep_until(__u64 deadline, int fd)
+static void sleep_until(__u64 deadline, int slow_fd, int pidfd)
 {
-	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	struct pollfd pfd[2] = {{.fd = slow_fd, .events = POLLIN}, {.fd = pidfd, .events = POLLIN}};
 	sigset_t block, orig;
 	struct timespec ts;
 	__u64 now;
@@ -121,8 +130,8 @@ static void sleep_until(__u64 deadline, int fd)
 	if (!stop_signal && !report_requested && now < deadline) {
 		ts.tv_sec = (time_t)((deadline - now) / 1000000000ULL);
 		ts.tv_nsec = (long)((deadline - now) % 1000000000ULL);
-		/* with -T, the slow-drain ring buffer wakes us too */
-		ppoll(&pfd, fd >= 0, &ts, &orig);
+		/* the slow-drain ring buffer (-T) and the traced process's end (-p) wake us too */
+		ppoll(pfd, 2, &ts, &orig);
 	}
 	sigprocmask(SIG_SETMASK, &orig, NULL);
 }
@@ -187,43 +196,101 @@ static int cgroup_id_of(const char *path, __u64 *id)
 		__u64 id;
 	} h = {.fh.handle_bytes = sizeof(__u64)};
 	struct statfs st;
+	struct stat dir;
 	int mount_id;
 
-	if (statfs(path, &st))
+	if (statfs(path, &st) || stat(path, &dir))
 		return -errno;
 	if (st.f_type != CGROUP2_SUPER_MAGIC)
 		return -ENOTDIR;
+	/* a file in a cgroup (its cgroup.procs) has a kernfs id too, which no task has */
+	if (!S_ISDIR(dir.st_mode))
+		return -EISDIR;
 	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
 		return -errno;
 	*id = h.id;
 	return 0;
 }
 
-/* A path from the command line, escaped for a message on the terminal. */
-#define SHOWN_PATH(path, buf) escape__text(path, PATH_MAX, buf, sizeof(buf))
+/* A path from the command line, escaped for a message, in memory of its own. NULL: ENOMEM. */
+static char *shown_dup(const char *path)
+{
+	size_t len = strnlen(path, PATH_MAX);
+	char *buf = malloc(ESCAPE_SIZE(len));
+
+	return buf ? (char *)escape__text(path, len, buf, ESCAPE_SIZE(len)) : NULL;
+}
 
 static int check_cgroup(struct session *s)
 {
-	char shown[ESCAPE_SIZE(PATH_MAX)];
-	int err;
+	char *shown;
+	int err, code;
 
 	if (!s->opts->cgroup)
 		return EXIT_OK;
 	err = cgroup_id_of(s->opts->cgroup, &s->cgroup_id);
+	if (!err)
+		return EXIT_OK;
+	shown = shown_dup(s->opts->cgroup);
 	if (err == -ENOTDIR)
-		return fail(EXIT_NO_CGROUP, "%s is not a cgroup v2 directory",
-			    SHOWN_PATH(s->opts->cgroup, shown));
-	if (err)
-		return fail(EXIT_NO_CGROUP, "cannot use cgroup %s: %s",
-			    SHOWN_PATH(s->opts->cgroup, shown), strerror(-err));
-	return EXIT_OK;
+		code = fail(EXIT_NO_CGROUP, "%s is not a cgroup v2 directory", shown ? shown : "?");
+	else if (err == -EISDIR)
+		code = fail(EXIT_NO_CGROUP,
+			    "%s is a file in a cgroup, not a cgroup: give the cgroup's directory",
+			    shown ? shown : "?");
+	else
+		code = fail(EXIT_NO_CGROUP, "cannot use cgroup %s: %s", shown ? shown : "?",
+			    strerror(-err));
+	free(shown);
+	return code;
+}
+
+#define ISOLATED_PATH  "/sys/devices/system/cpu/isolated"
+#define NOHZ_FULL_PATH "/sys/devices/system/cpu/nohz_full"
+
+/* A kernel CPU list file ("2-3,6\n") into mask; empty, absent or "(null)": none. */
+static void read_cpu_list(const char *path, __u64 *mask)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+
+	if (f && getline(&line, &cap, f) > 0)
+		line[strcspn(line, "\n")] = '\0';
+	if (f)
+		fclose(f);
+	if (!line || cli__parse_cpulist(line, mask))
+		memset(mask, 0, DRAINSTAT_MAX_CPUS / 8);
+	free(line);
+}
+
+#define POSSIBLE_PATH "/sys/devices/system/cpu/possible"
+
+/* mask as a CPU list ("0-3,8"), into buf. */
+static void format_cpulist(const __u64 *mask, char *buf, size_t size)
+{
+	size_t n = 0;
+	int c, first = -1;
+
+	buf[0] = '\0';
+	for (c = 0; c <= DRAINSTAT_MAX_CPUS && n < size; c++) {
+		bool on = c < DRAINSTAT_MAX_CPUS && (mask[c / 64] >> (c % 64) & 1);
+
+		if (on && first < 0)
+			first = c;
+		if (on || first < 0)
+			continue;
+		n += (size_t)snprintf(buf + n, size - n, n ? ",%d" : "%d", first);
+		if (c - 1 > first && n < size)
+			n += (size_t)snprintf(buf + n, size - n, "-%d", c - 1);
+		first = -1;
+	}
 }
 
 /* "comm foo, cgroup /sys/fs/cgroup/x, CPUs 2-3": the filters, for the header. */
 static void describe_filters(const struct options *o, char *buf, size_t size)
 {
 	size_t n = 0;
-	int c, first = -1;
 
 	buf[0] = '\0';
 	if (o->comm)
@@ -233,43 +300,183 @@ static void describe_filters(const struct options *o, char *buf, size_t size)
 	if (!o->victims_set || n >= size)
 		return;
 	n += (size_t)snprintf(buf + n, size - n, "%sCPUs ", n ? ", " : "");
-	for (c = 0; c <= DRAINSTAT_MAX_CPUS && n < size; c++) {
-		bool on = c < DRAINSTAT_MAX_CPUS && (o->victims[c / 64] >> (c % 64) & 1);
-
-		if (on && first < 0)
-			first = c;
-		if (on || first < 0)
-			continue;
-		n += (size_t)snprintf(buf + n, size - n, buf[n - 1] == ' ' ? "%d" : ",%d", first);
-		if (c - 1 > first && n < size)
-			n += (size_t)snprintf(buf + n, size - n, "-%d", c - 1);
-		first = -1;
-	}
+	if (n < size)
+		format_cpulist(o->victims, buf + n, size - n);
 }
 
-/* -p takes a process: the BPF side compares the thread group ID. */
-static int check_pid(pid_t pid)
+/*
+ * -C names only CPUs this machine can have (offline ones may come online):
+ * another would filter every work out, silently.
+ */
+static int check_victims(const struct options *o)
 {
+	__u64 possible[DRAINSTAT_MAX_CPUS / 64], missing[DRAINSTAT_MAX_CPUS / 64];
+	char have[128], bad[128];
+	bool known = false, any = false;
+	int i;
+
+	if (!o->victims_set)
+		return EXIT_OK;
+	read_cpu_list(POSSIBLE_PATH, possible);
+	for (i = 0; i < DRAINSTAT_MAX_CPUS / 64; i++) {
+		known |= possible[i] != 0;
+		missing[i] = o->victims[i] & ~possible[i];
+		any |= missing[i] != 0;
+	}
+	if (!known || !any)
+		return EXIT_OK;
+	format_cpulist(missing, bad, sizeof(bad));
+	format_cpulist(possible, have, sizeof(have));
+	return fail(EXIT_USAGE, "-C names CPUs this machine does not have: %s (its CPUs: %s)", bad,
+		    have);
+}
+
+static void tracer_options(struct session *s, struct tracer_opts *topts);
+
+/*
+ * The most fds setup and the run open at once beside the tracer's, those open
+ * at start included: -p's pidfd; kallsyms (its scan, then its load) or a CPU
+ * list read at a report; -T's ring buffer; --prom's file held, its temp file
+ * and the temp file's stream, while an export is written.
+ */
+static unsigned int fds_beside(const struct session *s)
+{
+	const struct options *o = s->opts;
+
+	return s->fds_at_start + (o->pid != 0) + (o->slow_ns != 0) + (o->prom_path ? 3 : 1);
+}
+
+/* What the run needs, found when first asked: a message may ask before setup has. */
+static const struct tracer_needs *needs_of(struct session *s)
+{
+	struct tracer_opts topts;
+
+	if (!s->needs.fds) {
+		tracer_options(s, &topts);
+		tracer__needs(&topts, &s->needs);
+	}
+	return &s->needs;
+}
+
+#define MB(bytes) ((double)(bytes) / (1 << 20))
+
+/*
+ * Out of memory: a memory cgroup that leaves less than the run needs (its
+ * limit is met with the OOM killer, not an error: see check_memory()), else
+ * ulimit -v.
+ */
+static int memory_error(struct session *s)
+{
+	unsigned long long as = probe__address_space_limit();
+	__u64 need = needs_of(s)->memory;
+	struct memory_room room;
+	char what[64] = "";
+
+	/* unknown when even the BPF object could not be opened to count it */
+	if (need)
+		snprintf(what, sizeof(what), ": drainstat needs about %.1f MB free", MB(need));
+	probe__memory_room(&room);
+	if (room.limit != ~0ULL && (room.free < need || as == ~0ULL))
+		return fail(EXIT_RUNTIME,
+			    "not enough memory (memory cgroup limit %.1f MB, %.1f MB of it free)%s",
+			    MB(room.limit), MB(room.free), what);
+	if (as != ~0ULL)
+		return fail(EXIT_RUNTIME, "not enough memory (ulimit -v %llu): raise the limit",
+			    as / 1024);
+	return fail(EXIT_RUNTIME, "not enough memory%s", what);
+}
+
+/* Short of fds or memory (probe__short_of_resources(err)): which, and what the run needs. */
+static int resource_error(struct session *s, int err)
+{
+	if (err == -EMFILE)
+		return fail(
+		    EXIT_RUNTIME,
+		    "too few file descriptors (ulimit -n %llu): drainstat needs at least %u",
+		    probe__fds_limit(), needs_of(s)->fds);
+	if (err == -ENFILE)
+		return fail(EXIT_RUNTIME, "the system is out of file descriptors (fs.file-max)");
+	return memory_error(s);
+}
+
+/* True once the process of pidfd has exited: a zombie, or reaped. */
+static bool has_exited(int pidfd)
+{
+	struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+
+	return pidfd >= 0 && poll(&pfd, 1, 0) == 1;
+}
+
+/*
+ * -p takes a process: the BPF side compares the thread group ID. A pidfd
+ * (Linux 5.3) tells when it exits, and keeps its PID from being taken for
+ * another's meanwhile unnoticed.
+ */
+static int check_pid(struct session *s)
+{
+	pid_t pid = s->opts->pid;
 	int tgid;
 
 	if (!pid)
 		return EXIT_OK;
-	tgid = process_of(pid);
-	if (tgid < 0)
+	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (s->pidfd < 0 && probe__short_of_resources(-errno))
+		return resource_error(s, -errno);
+	if (s->pidfd < 0 && errno == ESRCH)
 		return fail(EXIT_NO_PROCESS, "no process with PID %d", pid);
+	if (s->pidfd < 0 && errno == EINVAL) {
+		tgid = process_of(pid);
+		if (tgid > 0 && tgid != pid)
+			return fail(EXIT_NO_PROCESS, "%d is a thread of process %d: use -p %d", pid,
+				    tgid, tgid);
+	}
+	if (s->pidfd < 0)
+		note(s, "no pidfd for process %d (%s): its exit will not end the run", pid,
+		     strerror(errno));
+	tgid = process_of(pid);
+	if (probe__short_of_resources(tgid))
+		return resource_error(s, tgid);
+	if (tgid < 0 || has_exited(s->pidfd))
+		return fail(EXIT_NO_PROCESS, "process %d has exited%s: nothing to trace", pid,
+			    tgid < 0 ? "" : " (a zombie, not yet reaped)");
 	if (tgid != pid)
 		return fail(EXIT_NO_PROCESS, "%d is a thread of process %d: use -p %d", pid, tgid,
 			    tgid);
 	return EXIT_OK;
 }
 
-static int kallsyms_error(int err)
+/*
+ * What shows kernel addresses: kernel.kptr_restrict 2 to no one, 1 to
+ * CAP_SYSLOG, 0 to all while kernel.perf_event_paranoid is 1 or less.
+ */
+static const char *kallsyms_fix(int kptr_restrict)
 {
+	int paranoid = 2;
+
+	probe__sysctl("kernel.perf_event_paranoid", &paranoid);
+	if (kptr_restrict == 0)
+		return "kernel.perf_event_paranoid=1";
+	return paranoid > 1 ? "kernel.kptr_restrict=0 and kernel.perf_event_paranoid=1"
+			    : "kernel.kptr_restrict=0";
+}
+
+static int kallsyms_error(struct session *s, int err)
+{
+	int kptr_restrict = 1;
+
+	if (probe__short_of_resources(err))
+		return resource_error(s, err);
+	probe__sysctl("kernel.kptr_restrict", &kptr_restrict);
+	if (err == -EPERM && kptr_restrict == 2)
+		return fail(EXIT_NO_KALLSYMS,
+			    "kernel addresses in %s are hidden even from root "
+			    "(kernel.kptr_restrict=2): set kernel.kptr_restrict to 0 or 1",
+			    KALLSYMS);
 	if (err == -EPERM)
 		return fail(EXIT_NO_KALLSYMS,
-			    "kernel addresses in %s are hidden: run as root, or with "
-			    "CAP_SYSLOG (kernel.kptr_restrict=1), or set kernel.kptr_restrict=0",
-			    KALLSYMS);
+			    "kernel addresses in %s are hidden: run as root, or with CAP_SYSLOG, "
+			    "or set %s",
+			    KALLSYMS, kallsyms_fix(kptr_restrict));
 	return fail(EXIT_NO_KALLSYMS, "cannot read %s: %s", KALLSYMS, strerror(-err));
 }
 
@@ -297,14 +504,21 @@ static void *scan_symbols(void *arg)
  * need them in tracepoint mode (see symbols_ready()). The thread takes no
  * signals. Without a thread it runs here.
  */
+/* The scan thread's stack: its own size, not RLIMIT_STACK's (glibc's default for threads). */
+#define SCAN_STACK_SIZE (256 << 10)
+
 static void start_symbol_scan(struct session *s)
 {
+	pthread_attr_t attr;
 	sigset_t all, old;
 
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, SCAN_STACK_SIZE);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	s->scan.running = !pthread_create(&s->scan.thread, NULL, scan_symbols, &s->scan);
+	s->scan.running = !pthread_create(&s->scan.thread, &attr, scan_symbols, &s->scan);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
 	if (!s->scan.running)
 		scan_symbols(&s->scan);
 }
@@ -327,7 +541,7 @@ static int symbols_ready(void *arg, struct tracer_symbols *syms)
 
 	join_symbol_scan(s);
 	if (s->scan.err) {
-		s->symbols_code = kallsyms_error(s->scan.err);
+		s->symbols_code = kallsyms_error(s, s->scan.err);
 		return s->scan.err;
 	}
 	if (!addrs[SYM_WORK_FN]) {
@@ -367,19 +581,21 @@ static size_t btf_parse_size(void)
  * with khugepaged, which then drains every CPU's LRU batches every 10 s for as
  * long as drainstat runs, and MADV_COLLAPSE drains them itself.
  */
-static void heap_prefault(size_t size)
+static int heap_prefault(size_t size)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	uintptr_t start, end;
 	char *p = size ? malloc(size) : NULL;
 
+	/* libbpf would run short in the same place, and say ESRCH */
 	if (!p)
-		return;
+		return size ? -ENOMEM : 0;
 	start = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
 	end = ((uintptr_t)p + size) & ~(uintptr_t)(page - 1);
 	if (end > start)
 		madvise((void *)start, end - start, MADV_POPULATE_WRITE);
 	free(p);
+	return 0;
 }
 
 /* What the BTF says of the hooks: the kernel looks it up (see probe__btf_facts()). */
@@ -388,6 +604,8 @@ static int check_btf(struct session *s)
 	__u64 start = now_ns();
 
 	probe__btf_facts(&s->btf);
+	if (probe__short_of_resources(s->btf.err))
+		return resource_error(s, s->btf.err);
 	if (s->btf.err)
 		return fail(EXIT_NO_BTF, "cannot parse the kernel's BTF (%s): %s", BTF_PATH,
 			    strerror(-s->btf.err));
@@ -405,7 +623,7 @@ static int load_symbols(struct session *s)
 	int err = ksyms__load(KALLSYMS, &s->ksyms);
 
 	if (err)
-		return kallsyms_error(err);
+		return kallsyms_error(s, err);
 	note(s, "%zu symbols from %s in %.1f ms", ksyms__count(s->ksyms), KALLSYMS,
 	     (double)(now_ns() - start) / 1e6);
 	return EXIT_OK;
@@ -446,9 +664,9 @@ static const char *step_name(enum tracer_step step)
 	}
 }
 
-static int start_tracer(struct session *s)
+static void tracer_options(struct session *s, struct tracer_opts *topts)
 {
-	struct tracer_opts topts = {
+	*topts = (struct tracer_opts){
 	    .filter_tgid = (__u32)s->opts->pid,
 	    .filter_comm = s->opts->comm,
 	    .filter_cgroup_id = s->cgroup_id,
@@ -462,16 +680,52 @@ static int start_tracer(struct session *s)
 	    .has_ipi_send_cpu = s->btf.ipi_send_cpu,
 	    .tracefs = TRACEFS,
 	    .slow_threshold_ns = s->opts->slow_ns,
+	    .fds_beside = fds_beside(s),
+	    .fds_needed = &s->needs.fds,
 	};
+}
+
+/*
+ * A memory cgroup's limit is met with the OOM killer, not an error: in the
+ * heap's page faults, in the verifier. So the room is checked before: the
+ * heap for libbpf's parse of the kernel's BTF, the maps, the load's own.
+ */
+static int check_memory(struct session *s, const struct tracer_opts *topts, size_t heap)
+{
+	struct memory_room room;
+	int err = tracer__needs(topts, &s->needs);
+
+	if (err)
+		return probe__short_of_resources(err)
+			   ? resource_error(s, err)
+			   : fail(EXIT_BPF, "cannot open the BPF programs: %s", strerror(-err));
+	s->needs.memory += heap;
+	probe__memory_room(&room);
+	note(s, "the run needs %u fds and about %.1f MB of memory", s->needs.fds,
+	     MB(s->needs.memory));
+	return room.free < s->needs.memory ? memory_error(s) : EXIT_OK;
+}
+
+static int start_tracer(struct session *s)
+{
+	struct tracer_opts topts;
 	enum tracer_step step;
 	size_t heap = btf_parse_size();
-	int err;
+	int code, err;
 
-	heap_prefault(heap);
-	note(s, "%.1f MB of heap faulted in for libbpf's load", (double)heap / (1 << 20));
+	tracer_options(s, &topts);
+	code = check_memory(s, &topts, heap);
+	if (code != EXIT_OK)
+		return code;
+	err = heap_prefault(heap);
+	if (err)
+		return resource_error(s, err);
+	note(s, "%.1f MB of heap faulted in for libbpf's load", MB(heap));
 	err = tracer__start(&topts, &s->tracer, &step);
 	if (err && step == TRACER_SYMBOLS)
 		return s->symbols_code;
+	if (probe__short_of_resources(err))
+		return resource_error(s, err);
 	if (err)
 		return fail(
 		    EXIT_BPF, "cannot %s the BPF programs in %s mode: %s (-vv shows libbpf's log)",
@@ -537,6 +791,8 @@ static int start_slowlog(struct session *s)
 		return EXIT_OK;
 	s->slowlog = slowlog__new(stdout, s->opts->slow_ns, s->opts->json, s->ksyms);
 	err = s->slowlog ? tracer__watch_slow(s->tracer, slowlog__slow_drain, s->slowlog) : -ENOMEM;
+	if (probe__short_of_resources(err))
+		return resource_error(s, err);
 	if (err)
 		return fail(EXIT_RUNTIME, "cannot start the slow-drain log: %s", strerror(-err));
 	return EXIT_OK;
@@ -553,7 +809,10 @@ static int setup(struct session *s)
 	mallopt(M_MMAP_THRESHOLD, 32 << 20);
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	describe_filters(s->opts, s->filters, sizeof(s->filters));
-	code = check_pid(s->opts->pid);
+	s->fds_at_start = probe__fds_in_use();
+	code = check_pid(s);
+	if (code == EXIT_OK)
+		code = check_victims(s->opts);
 	if (code == EXIT_OK)
 		code = check_cgroup(s);
 	if (code == EXIT_OK)
@@ -582,26 +841,6 @@ static int setup(struct session *s)
 /* --prom exports every 15 s by default: node_exporter's usual scrape interval. */
 #define PROM_INTERVAL_NS (15ULL * 1000000000ULL)
 
-/* An export that fails in flight is said once per failure; the run goes on. */
-static int report(struct session *s, const struct snapshot *cur, const struct snapshot *prev,
-		  __u64 start_ns)
-{
-	char shown[ESCAPE_SIZE(PATH_MAX)];
-	struct model m;
-	int err;
-
-	/* the export is cumulative (counters), the other outputs per interval */
-	err = model__build(cur, s->opts->prom_path ? NULL : prev, start_ns, s->ksyms, &s->info, &m);
-	if (err)
-		return err;
-	err = output__report(s->opts, &m, s->prom_memory);
-	if (err)
-		fprintf(stderr, "drainstat: cannot write %s: %s (the previous export stays)\n",
-			SHOWN_PATH(s->opts->prom_path, shown), strerror(-err));
-	model__free(&m);
-	return 0;
-}
-
 static __u64 interval_of(const struct options *o)
 {
 	if (o->interval_ns)
@@ -609,23 +848,70 @@ static __u64 interval_of(const struct options *o)
 	return o->prom_path ? PROM_INTERVAL_NS : 0;
 }
 
-#define ISOLATED_PATH  "/sys/devices/system/cpu/isolated"
-#define NOHZ_FULL_PATH "/sys/devices/system/cpu/nohz_full"
-
-/* A kernel CPU list file ("2-3,6\n") into mask; empty, absent or "(null)": none. */
-static void read_cpu_list(const char *path, __u64 *mask)
+/* A message naming what failed writing the export, with its path escaped. */
+static void describe_export_error(const struct session *s, int err, char *msg, size_t size)
 {
-	char buf[4096] = "";
-	FILE *f = fopen(path, "re");
+	export__describe(s->prom_shown, err, export__why(s->export), msg, size);
+}
 
-	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
-			buf[0] = '\0';
-		fclose(f);
+/*
+ * An export that fails in flight is said once, and once more when it works
+ * again; the run goes on. Not when another writer holds the file or its
+ * directory is gone (nothing will come of a next try), nor for the last export
+ * (the file would not hold the run's numbers): those end the run, exit 74.
+ */
+static int export_now(struct session *s, const struct model *m, bool last)
+{
+	char msg[512];
+	int err = output__export(s->export, s->opts, m, s->prom_memory);
+
+	if (!err && s->export_err)
+		fprintf(stderr, "drainstat: %s written again\n", s->prom_shown);
+	if (!err) {
+		s->export_err = 0;
+		return EXIT_OK;
 	}
-	buf[strcspn(buf, "\n")] = '\0';
-	if (cli__parse_cpulist(buf, mask))
-		memset(mask, 0, DRAINSTAT_MAX_CPUS / 8);
+	if (export__dir_gone(s->export))
+		return fail(EXIT_EXPORT, "the directory of %s is gone: nothing to export to",
+			    s->prom_shown);
+	describe_export_error(s, err, msg, sizeof(msg));
+	if (err == -EBUSY || last)
+		return fail(EXIT_EXPORT, "%s%s", msg, last ? " (the final export)" : "");
+	if (err != s->export_err)
+		fprintf(stderr,
+			"drainstat: %s (the previous export stays; trying again every %g s)\n", msg,
+			(double)interval_of(s->opts) / 1e9);
+	s->export_err = err;
+	return EXIT_OK;
+}
+
+/* A report that cannot reach stdout ends the run; a reader that closed the pipe, quietly. */
+static int stdout_failed(int err)
+{
+	if (err == -EPIPE)
+		return EXIT_RUNTIME;
+	return fail(EXIT_RUNTIME, "cannot write the report to stdout: %s", strerror(-err));
+}
+
+/* One report: EXIT_OK to go on, or the exit code that ends the run (said). */
+static int report(struct session *s, const struct snapshot *cur, const struct snapshot *prev,
+		  __u64 start_ns, bool last)
+{
+	struct model m;
+	int err, code;
+
+	/* the export is cumulative (counters), the other outputs per interval */
+	err = model__build(cur, s->opts->prom_path ? NULL : prev, start_ns, s->ksyms, &s->info, &m);
+	if (err)
+		return fail(EXIT_RUNTIME, "cannot build the report: %s", strerror(-err));
+	if (s->export) {
+		code = export_now(s, &m, last);
+	} else {
+		err = output__report(s->opts, &m);
+		code = err ? stdout_failed(err) : EXIT_OK;
+	}
+	model__free(&m);
+	return code;
 }
 
 /* Which CPUs of works in flight are isolated: it can change at run time (cpuset partitions). */
@@ -639,32 +925,26 @@ static void read_isolation(struct snap_in_flight *f)
 
 /*
  * One report from a fresh snapshot read into *spare (its buffers reused); the
- * reading becomes *prev and the old *prev the next spare.
+ * reading becomes *prev and the old *prev the next spare. EXIT_OK, or the exit
+ * code that ends the run.
  */
 static int report_now(struct session *s, struct snapshot *prev, struct snapshot *spare,
-		      bool since_prev, __u64 start_ns)
+		      bool since_prev, __u64 start_ns, bool last)
 {
 	struct snapshot old;
-	int err;
+	int err, code;
 
 	err = tracer__snapshot(s->tracer, spare);
-	if (!err)
-		read_isolation(&spare->in_flight);
-	if (!err)
-		err = report(s, spare, since_prev ? prev : NULL, start_ns);
 	if (err)
-		return err;
+		return fail(EXIT_RUNTIME, "cannot read the BPF maps: %s", strerror(-err));
+	read_isolation(&spare->in_flight);
+	code = report(s, spare, since_prev ? prev : NULL, start_ns, last);
 	old = *prev;
 	*prev = *spare;
 	*spare = old;
-	return 0;
+	return code;
 }
 
-/*
- * Reports until COUNT, -d or a signal; always ends with what was not reported
- * yet. SIGHUP reports at once (the interval so far, or the export) and keeps
- * the schedule; it does not count towards COUNT.
- */
 /* -T: the drains in flight past the threshold, logged as they pass it. */
 static int watch_in_flight(struct session *s, struct snapshot *snap)
 {
@@ -672,18 +952,63 @@ static int watch_in_flight(struct session *s, struct snapshot *snap)
 	int err;
 
 	err = tracer__in_flight(s->tracer, snap, s->opts->slow_ns);
-	if (err || !snap->in_flight.nr_drains)
-		return err;
+	if (err)
+		return fail(EXIT_RUNTIME, "cannot read the BPF maps: %s", strerror(-err));
+	if (!snap->in_flight.nr_drains)
+		return EXIT_OK;
 	read_isolation(&snap->in_flight);
 	err = model__build(snap, NULL, snap->taken_ns, s->ksyms, &s->info, &m);
 	if (err)
-		return err;
+		return fail(EXIT_RUNTIME, "cannot build the report: %s", strerror(-err));
 	slowlog__in_flight(s->slowlog, &m);
 	model__free(&m);
-	return 0;
+	return EXIT_OK;
 }
 
-static int trace_loop(struct session *s)
+/* -T: the slow drains the ring buffer holds, and the drains in flight when due. */
+static int run_slowlog(struct session *s, struct snapshot *watched, __u64 *next_watch)
+{
+	int code = EXIT_OK, err;
+
+	if (!s->slowlog)
+		return EXIT_OK;
+	tracer__consume_slow(s->tracer);
+	if (now_ns() >= *next_watch) {
+		code = watch_in_flight(s, watched);
+		*next_watch = now_ns() + slowlog__watch_ns(s->slowlog);
+	}
+	err = output__flush(stdout);
+	return code == EXIT_OK && err ? stdout_failed(err) : code;
+}
+
+/* -p: the traced process has exited; the run ends as -d would. */
+static bool traced_exited(const struct session *s)
+{
+	if (!has_exited(s->pidfd))
+		return false;
+	fprintf(stderr, "drainstat: process %d exited\n", s->opts->pid);
+	return true;
+}
+
+/*
+ * The next report's time after one due at next: the schedule goes on, unless
+ * it fell behind (a SIGSTOP, an overrun): then the report just made covered the
+ * gap, and the schedule starts again from now.
+ */
+static __u64 next_report(__u64 next, __u64 interval)
+{
+	__u64 now = now_ns();
+
+	return next + interval > now ? next + interval : now + interval;
+}
+
+/*
+ * Reports until COUNT, -d, a signal or the traced process's exit; always ends
+ * with what was not reported yet. SIGHUP reports at once (the interval so far,
+ * or the export) and keeps the schedule; it does not count towards COUNT.
+ */
+/* Not inlined: its snapshots would take stack in session__run() during setup too. */
+static __attribute__((noinline)) int trace_loop(struct session *s)
 {
 	const struct options *o = s->opts;
 	struct snapshot prev = {}, spare = {}, watched = {};
@@ -691,67 +1016,76 @@ static int trace_loop(struct session *s)
 	__u64 end = o->duration_ns ? start + o->duration_ns : ~0ULL;
 	__u64 next = interval ? start + interval : end, reports = 0, due;
 	__u64 watch = s->slowlog ? slowlog__watch_ns(s->slowlog) : 0, next_watch = start + watch;
-	bool scheduled;
-	int err = 0;
+	bool scheduled, exited = false, last;
+	int code;
 
 	for (;;) {
 		due = next < end ? next : end;
 		sleep_until(watch && next_watch < due ? next_watch : due,
-			    tracer__slow_fd(s->tracer));
-		tracer__consume_slow(s->tracer);
-		if (watch && now_ns() >= next_watch) {
-			err = watch_in_flight(s, &watched);
-			if (err)
-				break;
-			next_watch = now_ns() + watch;
-		}
-		scheduled = stop_signal || now_ns() >= due;
+			    tracer__slow_fd(s->tracer), s->pidfd);
+		code = run_slowlog(s, &watched, &next_watch);
+		if (code != EXIT_OK)
+			break;
+		exited = exited || traced_exited(s);
+		scheduled = stop_signal || exited || now_ns() >= due;
 		if (!scheduled && !report_requested)
 			continue;
 		report_requested = 0;
-		err = report_now(s, &prev, &spare, interval && prev.taken_ns, start);
-		if (err)
+		last = stop_signal || exited || now_ns() >= end ||
+		       (scheduled && o->count && reports + 1 >= o->count);
+		code = report_now(s, &prev, &spare, interval && prev.taken_ns, start, last);
+		if (code != EXIT_OK)
 			break;
 		if (!scheduled)
 			continue;
 		reports++;
-		if (stop_signal || now_ns() >= end || (o->count && reports >= o->count))
+		if (last)
 			break;
-		next += interval;
+		next = next_report(next, interval);
 	}
 	snapshot__free(&prev);
 	snapshot__free(&spare);
 	snapshot__free(&watched);
-	return err;
+	return code;
 }
 
-/* A first, empty export at start: a bad path fails now, and node_exporter has a file. */
-static int start_export(struct session *s)
+/*
+ * A first, empty export at start: a bad path fails now, and node_exporter has
+ * a file. Not inlined, as trace_loop().
+ */
+static __attribute__((noinline)) int start_export(struct session *s)
 {
 	struct snapshot empty = {.taken_ns = now_ns()};
-	char shown[ESCAPE_SIZE(PATH_MAX)];
+	char msg[512];
 	struct model m;
 	int err, n;
 
 	if (!s->opts->prom_path)
 		return EXIT_OK;
+	s->prom_shown = shown_dup(s->opts->prom_path);
 	s->prom_memory = prom_memory__new();
-	if (!s->prom_memory)
+	if (!s->prom_memory || !s->prom_shown)
 		return fail(EXIT_RUNTIME, "cannot start the export: %s", strerror(ENOMEM));
-	n = export__remove_stale(s->opts->prom_path);
-	if (n)
-		note(s, "removed %d temp file%s a killed drainstat left beside %s", n,
-		     n == 1 ? "" : "s", SHOWN_PATH(s->opts->prom_path, shown));
+	err = export__open(s->opts->prom_path, &s->export, &s->export_why);
+	if (err) {
+		export__describe(s->prom_shown, err, &s->export_why, msg, sizeof(msg));
+		return fail(EXIT_EXPORT, "%s", msg);
+	}
 	err = model__build(&empty, NULL, empty.taken_ns, s->ksyms, &s->info, &m);
 	if (!err) {
-		err = output__report(s->opts, &m, s->prom_memory);
+		err = output__export(s->export, s->opts, &m, s->prom_memory);
 		model__free(&m);
 	}
-	if (err)
-		return fail(EXIT_EXPORT, "cannot write %s: %s",
-			    SHOWN_PATH(s->opts->prom_path, shown), strerror(-err));
-	note(s, "exporting to %s every %g s", SHOWN_PATH(s->opts->prom_path, shown),
-	     (double)interval_of(s->opts) / 1e9);
+	if (err) {
+		describe_export_error(s, err, msg, sizeof(msg));
+		return fail(EXIT_EXPORT, "%s", msg);
+	}
+	/* ours now: the temp files beside it are a killed writer's */
+	n = export__remove_stale(s->export);
+	if (n)
+		note(s, "removed %d temp file%s a killed drainstat left beside %s", n,
+		     n == 1 ? "" : "s", s->prom_shown);
+	note(s, "exporting to %s every %g s", s->prom_shown, (double)interval_of(s->opts) / 1e9);
 	return EXIT_OK;
 }
 
@@ -761,19 +1095,54 @@ static void teardown(struct session *s)
 	ksyms__free(s->ksyms);
 	slowlog__free(s->slowlog);
 	prom_memory__free(s->prom_memory);
+	export__free(s->export);
+	free(s->prom_shown);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
 }
 
+/*
+ * Where the reports go must be there: with stdout closed, a file opened later
+ * would take its place (a BPF map's fd, the export). 0, 1 and 2 are kept taken
+ * (/dev/null) whatever happens.
+ */
+static int check_stdio(const struct options *o)
+{
+	bool out_closed = fcntl(STDOUT_FILENO, F_GETFD) < 0;
+	int fd;
+
+	do {
+		fd = open("/dev/null", O_RDWR);
+	} while (fd >= 0 && fd <= STDERR_FILENO);
+	if (fd > STDERR_FILENO)
+		close(fd);
+	if (out_closed && (!o->prom_path || o->slow_ns))
+		return fail(EXIT_RUNTIME, "stdout is closed: nowhere to print %s",
+			    o->prom_path ? "the -T log" : "the report");
+	return EXIT_OK;
+}
+
+/* The session in the heap, not on the stack: libbpf's load runs deep under it. */
 int session__run(const struct options *opts)
 {
-	struct session s = {.opts = opts};
+	struct session *s = calloc(1, sizeof(*s));
 	int code, err;
 
+	if (!s)
+		return fail(EXIT_RUNTIME, "cannot start: %s", strerror(ENOMEM));
+	*s = (struct session){.opts = opts, .pidfd = -1};
 	install_signals();
-	code = setup(&s);
+	code = check_stdio(opts);
 	if (code == EXIT_OK)
-		code = start_export(&s);
+		code = setup(s);
+	if (code == EXIT_OK)
+		code = start_export(s);
 	if (code == EXIT_OK) {
-		output__start(opts, &s.info);
+		err = output__start(opts, &s->info);
+		if (err)
+			code = stdout_failed(err);
+	}
+	if (code == EXIT_OK) {
 		/*
 		 * Every interval frees and allocates megabytes again (the report's
 		 * rows): kept in the heap, not mapped and unmapped each time, they are
@@ -781,10 +1150,9 @@ int session__run(const struct options *opts)
 		 */
 		mallopt(M_MMAP_THRESHOLD, 32 << 20);
 		mallopt(M_TRIM_THRESHOLD, 64 << 20);
-		err = trace_loop(&s);
-		if (err)
-			code = fail(EXIT_RUNTIME, "cannot read the BPF maps: %s", strerror(-err));
+		code = trace_loop(s);
 	}
-	teardown(&s);
+	teardown(s);
+	free(s);
 	return code;
 }

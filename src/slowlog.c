@@ -61,8 +61,8 @@ __u64 slowlog__watch_ns(const struct slowlog *l)
 	return ns < WATCH_MIN_NS ? WATCH_MIN_NS : ns > WATCH_MAX_NS ? WATCH_MAX_NS : ns;
 }
 
-/* The time of day: "14:02:03.123" for text, ISO 8601 with the date for JSON. */
-static void stamp(char *buf, size_t size, bool json)
+/* The time of day for text: "14:02:03.123" (JSON has the model's wall time). */
+static void stamp(char *buf, size_t size)
 {
 	struct timespec ts;
 	struct tm tm;
@@ -70,10 +70,8 @@ static void stamp(char *buf, size_t size, bool json)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	localtime_r(&ts.tv_sec, &tm);
-	n = strftime(buf, size, json ? "%Y-%m-%dT%H:%M:%S" : "%H:%M:%S", &tm);
-	n += (size_t)snprintf(buf + n, size - n, ".%03ld", ts.tv_nsec / 1000000);
-	if (json && n < size)
-		strftime(buf + n, size - n, "%z", &tm);
+	n = strftime(buf, size, "%H:%M:%S", &tm);
+	snprintf(buf + n, size - n, ".%03ld", ts.tv_nsec / 1000000);
 }
 
 static const struct umaps *maps_of(struct slowlog *l, __u32 pid)
@@ -94,15 +92,19 @@ void slowlog__slow_drain(const struct slow_drain *d, void *arg)
 {
 	struct slowlog *l = arg;
 	struct model_slow_drain sd;
+	struct snap_clock now;
 	char time[48];
 
-	if (model__slow_drain(d, l->ks, maps_of(l, d->ev.pid), &sd))
+	/* read as the drain is: its end's wall time from its BPF timestamp */
+	snapshot__clock(&now);
+	if (model__slow_drain(d, l->ks, maps_of(l, d->ev.pid), &now, &sd))
 		return;
-	stamp(time, sizeof(time), l->json);
-	if (l->json)
-		report_json__slow_drain(l->f, &sd, time);
-	else
+	if (l->json) {
+		report_json__slow_drain(l->f, &sd);
+	} else {
+		stamp(time, sizeof(time));
 		report_text__slow_drain(l->f, &sd, time);
+	}
 	fflush(l->f);
 	model__slow_drain_free(&sd);
 }
@@ -143,14 +145,14 @@ void slowlog__in_flight(struct slowlog *l, const struct model *m)
 	char time[48];
 	int i;
 
-	stamp(time, sizeof(time), l->json);
+	stamp(time, sizeof(time));
 	for (i = 0; i < m->nr_in_flight; i++) {
 		const struct model_drain *md = &m->in_flight[i];
 
 		if (md->age_ns < l->threshold_ns || was_logged(l, md, md->id_ns))
 			continue;
 		if (l->json)
-			report_json__drain_in_flight(l->f, md, l->threshold_ns, time);
+			report_json__drain_in_flight(l->f, md, l->threshold_ns, m->wall_ns);
 		else
 			report_text__drain_in_flight(l->f, md, l->threshold_ns, time);
 	}

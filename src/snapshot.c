@@ -2,8 +2,30 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "snapshot.h"
+
+static __u64 clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+void snapshot__clock(struct snap_clock *now)
+{
+	now->mono_ns = clock_ns(CLOCK_MONOTONIC);
+	now->wall_ns = clock_ns(CLOCK_REALTIME);
+}
+
+__u64 snapshot__wall_ns(const struct snap_clock *now, __u64 mono_ns)
+{
+	__u64 ago = now->mono_ns > mono_ns ? now->mono_ns - mono_ns : 0;
+
+	return now->wall_ns > ago ? now->wall_ns - ago : 0;
+}
 
 void snapshot__free(struct snapshot *snap)
 {
@@ -21,6 +43,7 @@ void snapshot__free(struct snapshot *snap)
 void snapshot__reset(struct snapshot *snap, __u64 now_ns)
 {
 	snap->taken_ns = now_ns;
+	snap->wall_ns = 0;
 	snap->nr_sites = 0;
 	snap->sites_sorted = false;
 	snap->nr_cpus = 0;
@@ -33,6 +56,15 @@ void snapshot__reset(struct snapshot *snap, __u64 now_ns)
 	snap->in_flight.nr_works = 0;
 	memset(snap->in_flight.isolated, 0, sizeof(snap->in_flight.isolated));
 	memset(snap->in_flight.nohz_full, 0, sizeof(snap->in_flight.nohz_full));
+}
+
+void snapshot__reset_now(struct snapshot *snap)
+{
+	struct snap_clock now;
+
+	snapshot__clock(&now);
+	snapshot__reset(snap, now.mono_ns);
+	snap->wall_ns = now.wall_ns;
 }
 
 /* Room for one more of size bytes at *array (n in use, *cap allocated). 0 or -ENOMEM. */

@@ -76,6 +76,7 @@ struct snap_in_flight {
 
 struct snapshot {
 	__u64 taken_ns; /* CLOCK_MONOTONIC */
+	__u64 wall_ns;	/* CLOCK_REALTIME, read with taken_ns; 0 if unknown */
 	struct snap_site *sites;
 	int nr_sites;
 	int sites_cap;	   /* sites allocated: a snapshot read again reuses them */
@@ -90,9 +91,21 @@ struct snapshot {
 	struct snap_in_flight in_flight;
 };
 
+/* One moment on both clocks, read back to back. */
+struct snap_clock {
+	__u64 mono_ns; /* CLOCK_MONOTONIC: the BPF side's timestamps (bpf_ktime_get_ns()) */
+	__u64 wall_ns; /* CLOCK_REALTIME: what the reports say it was */
+};
+
+void snapshot__clock(struct snap_clock *now);
+/* A CLOCK_MONOTONIC time up to now->mono_ns as CLOCK_REALTIME (now->wall_ns if later). */
+__u64 snapshot__wall_ns(const struct snap_clock *now, __u64 mono_ns);
+
 void snapshot__free(struct snapshot *snap);
-/* Empties snap for a new reading, keeping its memory; taken_ns is set to now_ns. */
+/* Empties snap for a new reading, keeping its memory; taken_ns is set to now_ns, wall_ns to 0. */
 void snapshot__reset(struct snapshot *snap, __u64 now_ns);
+/* snapshot__reset() at this moment: taken_ns and wall_ns from snapshot__clock(). */
+void snapshot__reset_now(struct snapshot *snap);
 /* A site from the kernel's numbers (read in place: they may be changing). 0 or -ENOMEM. */
 int snapshot__add_site(struct snapshot *snap, const struct site_stats *stats, const __u64 *ips,
 		       int nr_ips);

@@ -48,6 +48,10 @@ struct tracer_opts {
 	bool has_ipi_send_cpu;	 /* the ipi:ipi_send_cpu tracepoint exists */
 	const char *tracefs;	 /* where tracefs is mounted */
 	__u64 slow_threshold_ns; /* -T; 0: no slow-drain log */
+	/* the most fds the caller has open at once beside the tracer's, those open now included */
+	unsigned int fds_beside;
+	/* NULL, or where tracer__start() failing with -EMFILE says what the mode it tried needs */
+	unsigned int *fds_needed;
 };
 
 /* What the tracer ended up seeing. */
@@ -67,6 +71,12 @@ enum tracer_step {
 	TRACER_ATTACH,
 };
 
+/* What a run needs at once. */
+struct tracer_needs {
+	unsigned int fds; /* the least RLIMIT_NOFILE, with tracer_opts.fds_beside */
+	__u64 memory;	  /* bytes of kernel memory: the BPF maps, the load's own */
+};
+
 /* A slow drain as read from the ring buffer, with its stacks (innermost first). */
 struct slow_drain {
 	struct slow_drain_event ev;
@@ -82,7 +92,20 @@ const char *tracer__mode_name(enum drain_mode mode);
 /* "auto", "full", "kprobe", "tracepoint": 0 or -EINVAL. */
 int tracer__parse_mode(const char *s, enum drain_mode *mode);
 
-/* On failure *failed says which step of the last mode tried failed; the result is -errno. */
+/*
+ * What a run in opts->mode needs, found before anything is loaded, without the
+ * hooks that depend on the symbols: the fds of the mode that needs the fewest
+ * (auto may end in tracepoint mode), the memory of the one that needs the most.
+ * 0 or -errno.
+ */
+int tracer__needs(const struct tracer_opts *opts, struct tracer_needs *needs);
+
+/*
+ * On failure *failed says which step of the last mode tried failed; the result
+ * is -errno. Short of fds or memory (-EMFILE, -ENFILE, -ENOMEM), no other mode
+ * is tried: RLIMIT_NOFILE is checked before libbpf's load (see
+ * tracer_opts.fds_needed), whose feature probes take EMFILE for a missing feature.
+ */
 int tracer__start(const struct tracer_opts *opts, struct tracer **out, enum tracer_step *failed);
 int tracer__snapshot(struct tracer *t, struct snapshot *snap);
 /*

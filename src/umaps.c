@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "elfsyms.h"
 #include "umaps.h"
@@ -45,24 +47,66 @@ static int add_map(struct umaps *um, __u64 start, __u64 end, __u64 offset, const
 	return 0;
 }
 
-/* "55d0c5a00000-55d0c5a02000 r-xp 00002000 fd:01 123 /usr/bin/x": file mappings only. */
-static int parse_line(struct umaps *um, const char *line)
+/* The kernel's escape of a newline in a mapped file's name. */
+#define NEWLINE_ESCAPE "\\012"
+
+/* raw with each NEWLINE_ESCAPE as '\n', into out (as long as raw, at least). */
+static void decode_newlines(const char *raw, char *out)
 {
-	unsigned long long start, end, offset;
+	size_t n = strlen(NEWLINE_ESCAPE);
+
+	while (*raw) {
+		if (!strncmp(raw, NEWLINE_ESCAPE, n)) {
+			*out++ = '\n';
+			raw += n;
+		} else {
+			*out++ = *raw++;
+		}
+	}
+	*out = '\0';
+}
+
+static bool is_inode(const char *path, __u64 ino)
+{
+	struct stat st;
+
+	return !stat(path, &st) && st.st_ino == ino;
+}
+
+/*
+ * The mapped file's real name. /proc/PID/maps writes a newline in it as \012
+ * (show_map_vma(): seq_file_path(m, file, "\n")) and escapes nothing else, not
+ * even a backslash: a name may hold a real "\012" too. Decoded, unless only
+ * the name as written is the mapping's inode.
+ */
+static const char *real_path(const char *raw, __u64 ino, char *buf)
+{
+	if (!strstr(raw, NEWLINE_ESCAPE))
+		return raw;
+	decode_newlines(raw, buf);
+	return !is_inode(buf, ino) && is_inode(raw, ino) ? raw : buf;
+}
+
+/* "55d0c5a00000-55d0c5a02000 r-xp 00002000 fd:01 123 /usr/bin/x": file mappings only. */
+static int parse_line(struct umaps *um, const char *line, char *buf)
+{
+	unsigned long long start, end, offset, ino;
 	char perms[8];
 	int path_at = 0;
 
-	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &offset, &path_at) <
-		4 ||
+	if (sscanf(line, "%llx-%llx %7s %llx %*s %llu %n", &start, &end, perms, &offset, &ino,
+		   &path_at) < 5 ||
 	    !path_at || line[path_at] != '/')
 		return 0;
-	return add_map(um, start, end, offset, line + path_at);
+	return add_map(um, start, end, offset, real_path(line + path_at, ino, buf));
 }
 
+/* Lines and their decoded paths in the heap: a small stack limit is no limit on a path. */
 int umaps__load(int pid, const char *path, struct umaps **out)
 {
 	struct umaps *um = calloc(1, sizeof(*um));
-	char proc[64], line[4096];
+	char proc[64], *line = NULL, *path_buf = NULL;
+	size_t cap = 0, buf_cap = 0;
 	FILE *f;
 	int err = 0;
 
@@ -75,10 +119,17 @@ int umaps__load(int pid, const char *path, struct umaps **out)
 		free(um);
 		return err;
 	}
-	while (!err && fgets(line, sizeof(line), f)) {
+	while (!err && getline(&line, &cap, f) > 0) {
 		line[strcspn(line, "\n")] = '\0';
-		err = parse_line(um, line);
+		if (buf_cap < cap) {
+			free(path_buf);
+			buf_cap = cap;
+			path_buf = malloc(buf_cap);
+		}
+		err = path_buf ? parse_line(um, line, path_buf) : -ENOMEM;
 	}
+	free(line);
+	free(path_buf);
 	fclose(f);
 	if (err) {
 		umaps__free(um);

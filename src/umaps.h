@@ -8,7 +8,10 @@
 
 struct umaps;
 
-/* Reads /proc/PID/maps (or path if not NULL, for tests). 0 or -errno. */
+/*
+ * Reads /proc/PID/maps (or path if not NULL, for tests), each file under its
+ * real name: the kernel's \012 for a newline in it decoded. 0 or -errno.
+ */
 int umaps__load(int pid, const char *path, struct umaps **out);
 void umaps__free(struct umaps *um);
 /*

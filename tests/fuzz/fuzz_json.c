@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * report_json__print() of a random model, read back by a strict parser: one
- * line, one valid JSON value, every string decoding to the very bytes the model
- * held (up to a NUL), every number the model's; then the drain_in_flight event
- * of each of its drains in flight, checked the same way. An odd first byte
- * instead gives the rest of the input, unterminated, to report_json__string()
- * alone.
+ * line of printable ASCII, one valid JSON value, every string decoding to the
+ * very bytes the model held (up to a NUL), every number the model's, "time" its
+ * wall time; then the drain_in_flight event of each of its drains in flight,
+ * and a slow_drain event of random bytes, checked the same way. An odd first
+ * byte instead gives the rest of the input, unterminated, to
+ * report_json__string() alone.
  */
 #include <string.h>
+#include <time.h>
 
 #include "hist.h"
 #include "json_check.h"
@@ -81,6 +83,31 @@ static void expect_bytes(const struct json_value *obj, const char *key, const ch
 	n = strnlen(s, max);
 	FUZZ_CHECK(v->len == n && !memcmp(v->str, s, n), "\"%s\" does not decode to its bytes",
 		   key);
+}
+
+/* "time": null for 0, else wall_ns in RFC 3339, UTC, to the microsecond, read back. */
+static void expect_time(const struct json_value *obj, __u64 wall_ns)
+{
+	const struct json_value *v;
+	struct tm tm = {0};
+	unsigned int us;
+	int n = 0;
+
+	if (!wall_ns) {
+		member(obj, "time", JSON_NULL);
+		return;
+	}
+	v = member(obj, "time", JSON_STRING);
+	FUZZ_CHECK(v->len == strlen("2026-12-03T17:06:34.123456Z") &&
+		       sscanf(v->str, "%4d-%2d-%2dT%2d:%2d:%2d.%6uZ%n", &tm.tm_year, &tm.tm_mon,
+			      &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &us, &n) == 7 &&
+		       (size_t)n == v->len,
+		   "\"time\" is \"%s\"", v->str);
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	FUZZ_CHECK((__u64)timegm(&tm) * 1000000 + us == wall_ns / 1000,
+		   "\"time\" is \"%s\", want %llu ns since the epoch", v->str,
+		   (unsigned long long)wall_ns);
 }
 
 static const struct json_value *expect_array(const struct json_value *obj, const char *key,
@@ -290,6 +317,7 @@ static void check_report(const struct json_value *top, const struct model *m, co
 	int i;
 
 	FUZZ_CHECK(top->type == JSON_OBJECT, "the report is not an object");
+	expect_time(top, m->wall_ns);
 	expect_bytes(top, "version", version, VERSION_LEN);
 	expect_bytes(top, "mode", m->info.mode, 64);
 	expect_bytes(top, "kernel", m->info.kernel, 64);
@@ -323,21 +351,24 @@ static void check_report(const struct json_value *top, const struct model *m, co
 	check_in_flight(top, m);
 }
 
-/* The output is one line: a JSON value, then its only '\n'. Returns the value. */
+/* The output is one line: a JSON value in printable ASCII, then '\n'. Returns the value. */
 static struct json_value *parse_line(const struct output *out)
 {
 	struct json_value *v;
 	char err[256];
+	size_t i;
 
 	FUZZ_CHECK(out->len && out->text[out->len - 1] == '\n', "no '\\n' at the end");
-	FUZZ_CHECK(!memchr(out->text, '\n', out->len - 1), "more than one line");
+	for (i = 0; i < out->len - 1; i++)
+		FUZZ_CHECK(out->text[i] >= 0x20 && out->text[i] < 0x7f, "byte 0x%02x at %zu",
+			   (unsigned char)out->text[i], i);
 	v = json_check__parse(out->text, out->len - 1, err, sizeof(err));
 	FUZZ_CHECK(v, "not JSON: %s: %.*s", err, (int)out->len, out->text);
 	return v;
 }
 
-/* The drain_in_flight event of md, the version's random bytes as its time. */
-static void fuzz_event(const struct model_drain *md, __u64 threshold_ns, const char *stamp)
+/* The drain_in_flight event of md, seen at wall_ns. */
+static void fuzz_event(const struct model_drain *md, __u64 threshold_ns, __u64 wall_ns)
 {
 	struct output out;
 	struct json_value *v;
@@ -345,21 +376,112 @@ static void fuzz_event(const struct model_drain *md, __u64 threshold_ns, const c
 
 	f = open_memstream(&out.text, &out.len);
 	FUZZ_CHECK(f, "open_memstream");
-	report_json__drain_in_flight(f, md, threshold_ns, stamp);
+	report_json__drain_in_flight(f, md, threshold_ns, wall_ns);
 	fclose(f);
 	v = parse_line(&out);
 	FUZZ_CHECK(v->type == JSON_OBJECT, "the event is not an object");
 	expect_keys(v, "a drain_in_flight event", 4);
 	expect_bytes(v, "event", "drain_in_flight", strlen("drain_in_flight"));
-	expect_bytes(v, "time", stamp, VERSION_LEN);
+	expect_time(v, wall_ns);
 	expect_u64(v, "threshold_ns", threshold_ns);
 	check_drain(member(v, "drain", JSON_OBJECT), md);
 	json_check__free(v);
 	free(out.text);
 }
 
+#define MAX_UFRAMES 4
+
+/* Random numbers, comm and user frames; kstack as its kernel stack. Into ev and sd. */
+static void random_slow_drain(struct bytes *b, struct slow_drain_event *ev,
+			      char (*uframes)[MODEL_UFRAME_LEN], const struct model_stack *kstack,
+			      struct model_slow_drain *sd)
+{
+	__u32 i;
+	int k;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->wait_ns = bytes__u64(b);
+	ev->lock_ns = bytes__u64(b);
+	ev->pid = (__u32)bytes__range(b, 0, 0xffffffff);
+	ev->tid = (__u32)bytes__range(b, 0, 0xffffffff);
+	ev->caller_cpu = (__u32)bytes__range(b, 0, DRAINSTAT_MAX_CPUS - 1);
+	ev->nr_targets = (__u32)bytes__range(b, 0, SLOW_MAX_TARGETS + 2);
+	for (i = 0; i < ev->nr_targets && i < SLOW_MAX_TARGETS; i++) {
+		/* the caller's CPU now and then: a self work */
+		ev->targets[i].cpu = bytes__bool(b)
+					 ? ev->caller_cpu
+					 : (__u32)bytes__range(b, 0, DRAINSTAT_MAX_CPUS - 1);
+		ev->targets[i].dispatch_ns = bytes__u64(b);
+		ev->targets[i].run_ns = bytes__u64(b);
+	}
+	bytes__string(b, ev->comm, sizeof(ev->comm));
+	memset(sd, 0, sizeof(*sd));
+	sd->ev = ev;
+	sd->wall_ns = bytes__u64(b) >> bytes__range(b, 0, 63);
+	sd->kstack = *kstack;
+	sd->nr_uframes = (int)bytes__range(b, 0, MAX_UFRAMES);
+	for (k = 0; k < sd->nr_uframes; k++)
+		bytes__string(b, uframes[k], MODEL_UFRAME_LEN);
+	sd->uframes = (const char(*)[MODEL_UFRAME_LEN])uframes;
+}
+
+/* A slow_drain event: kstack (any drain's frames) and the rest drawn from b. */
+static void fuzz_slow_drain(struct bytes *b, const struct model_stack *kstack)
+{
+	char uframes[MAX_UFRAMES][MODEL_UFRAME_LEN];
+	const struct json_value *arr, *t;
+	struct slow_drain_event ev;
+	struct model_slow_drain sd;
+	struct output out;
+	struct json_value *v;
+	__u32 i;
+	int k;
+	FILE *f;
+
+	random_slow_drain(b, &ev, uframes, kstack, &sd);
+	f = open_memstream(&out.text, &out.len);
+	FUZZ_CHECK(f, "open_memstream");
+	report_json__slow_drain(f, &sd);
+	fclose(f);
+	v = parse_line(&out);
+	FUZZ_CHECK(v->type == JSON_OBJECT, "the event is not an object");
+	expect_keys(v, "a slow_drain event", 12);
+	expect_bytes(v, "event", "slow_drain", strlen("slow_drain"));
+	expect_time(v, sd.wall_ns);
+	expect_u64(v, "pid", ev.pid);
+	expect_u64(v, "tid", ev.tid);
+	expect_bytes(v, "comm", ev.comm, sizeof(ev.comm));
+	expect_u64(v, "caller_cpu", ev.caller_cpu);
+	expect_u64(v, "wait_ns", ev.wait_ns);
+	expect_u64(v, "lock_ns", ev.lock_ns);
+	expect_u64(v, "works", ev.nr_targets);
+	arr = expect_array(v, "targets",
+			   ev.nr_targets < SLOW_MAX_TARGETS ? ev.nr_targets : SLOW_MAX_TARGETS);
+	for (i = 0; i < arr->nr; i++) {
+		t = arr->items[i];
+		FUZZ_CHECK(t->type == JSON_OBJECT, "a target is not an object");
+		expect_keys(t, "a target", 4);
+		expect_u64(t, "cpu", ev.targets[i].cpu);
+		expect_u64(t, "dispatch_ns", ev.targets[i].dispatch_ns);
+		expect_u64(t, "run_ns", ev.targets[i].run_ns);
+		expect_bool(t, "self", ev.targets[i].cpu == ev.caller_cpu);
+	}
+	expect_frames(v, kstack, "a slow drain");
+	arr = expect_array(v, "user_frames", (size_t)sd.nr_uframes);
+	for (k = 0; k < sd.nr_uframes; k++) {
+		size_t n = strnlen(uframes[k], MODEL_UFRAME_LEN);
+
+		FUZZ_CHECK(arr->items[k]->type == JSON_STRING && arr->items[k]->len == n &&
+			       !memcmp(arr->items[k]->str, uframes[k], n),
+			   "user frame %d does not decode to its bytes", k);
+	}
+	json_check__free(v);
+	free(out.text);
+}
+
 static void fuzz_report(struct bytes *b)
 {
+	static const struct model_stack no_stack;
 	char version[VERSION_LEN];
 	struct random_model rm;
 	struct output out;
@@ -378,7 +500,9 @@ static void fuzz_report(struct bytes *b)
 	json_check__free(v);
 	free(out.text);
 	for (i = 0; i < rm.m.nr_in_flight; i++)
-		fuzz_event(&rm.m.in_flight[i], rm.m.info.stuck_ns, version);
+		fuzz_event(&rm.m.in_flight[i], rm.m.info.stuck_ns, rm.m.wall_ns);
+	/* drawn after the model: older inputs still give the same one */
+	fuzz_slow_drain(b, rm.m.nr_in_flight ? &rm.m.in_flight[0].stack : &no_stack);
 	random_model__free(&rm);
 }
 

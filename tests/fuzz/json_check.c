@@ -99,13 +99,13 @@ static long read_hex4(struct parser *ps)
 	return v;
 }
 
-/* cp as bytes: 0x80..0xff as one byte (report_json's escaped non-UTF-8), else UTF-8. */
+/* cp as its UTF-8 bytes. */
 static bool put_code_point(struct strbuf *b, long cp)
 {
 	unsigned char u[4];
 	size_t n;
 
-	if (cp <= 0xff) {
+	if (cp <= 0x7f) {
 		u[0] = (unsigned char)cp;
 		n = 1;
 	} else if (cp <= 0x7ff) {
@@ -207,6 +207,49 @@ static struct json_value *new_value(struct parser *ps, enum json_type type)
 	return v;
 }
 
+/* Whether escape__text() writes byte c as itself (else as \xHH). */
+static bool is_plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '\\';
+}
+
+/* A lowercase hex digit's value, as escape__text() writes them; -1 for anything else. */
+static int lower_hex_value(unsigned char c)
+{
+	return c >= 'A' && c <= 'F' ? -1 : hex_value(c);
+}
+
+/*
+ * The text in b (decoded from JSON) back to the bytes escape__text() wrote it
+ * for, in place: fails unless it is exactly what escape__text() writes.
+ */
+static bool text_to_bytes(struct parser *ps, struct strbuf *b)
+{
+	unsigned char *t = (unsigned char *)b->data;
+	size_t i, o = 0;
+	int hi, lo;
+
+	for (i = 0; i < b->len; i++) {
+		if (t[i] != '\\') {
+			if (!is_plain(t[i]))
+				return fail(ps, "byte 0x%02x in a string's text", t[i]);
+			t[o++] = t[i];
+			continue;
+		}
+		if (b->len - i < 4 || t[i + 1] != 'x' || (hi = lower_hex_value(t[i + 2])) < 0 ||
+		    (lo = lower_hex_value(t[i + 3])) < 0)
+			return fail(ps, "a backslash in a string's text that does not start \\xhh");
+		if (is_plain((unsigned char)(hi << 4 | lo)))
+			return fail(ps, "\\x%c%c in a string's text: a printable byte", t[i + 2],
+				    t[i + 3]);
+		t[o++] = (unsigned char)(hi << 4 | lo);
+		i += 3;
+	}
+	t[o] = '\0';
+	b->len = o;
+	return true;
+}
+
 static struct json_value *parse_string(struct parser *ps)
 {
 	struct json_value *v = new_value(ps, JSON_STRING);
@@ -214,7 +257,7 @@ static struct json_value *parse_string(struct parser *ps)
 
 	if (!v)
 		return NULL;
-	if (!parse_string_into(ps, &b)) {
+	if (!parse_string_into(ps, &b) || !text_to_bytes(ps, &b)) {
 		free(b.data);
 		free(v);
 		return NULL;

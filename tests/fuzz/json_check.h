@@ -2,10 +2,11 @@
 /*
  * A strict JSON parser (RFC 8259) for reading back what report_json writes:
  * one value and JSON whitespace around it, nothing else; strings of valid UTF-8
- * without raw control bytes; no key twice in an object. Strings decode to bytes
- * as report_json__string() promises: \u0080 to \u00ff stand for the byte of that
- * value (one that was not part of valid UTF-8), every other code point for its
- * UTF-8 bytes.
+ * without raw control bytes; no key twice in an object. A string value then
+ * decodes to bytes as report_json__string() promises: its text is what
+ * escape__text() makes of bytes (printable ASCII; the backslash and every
+ * other byte as \xHH, lowercase, and only those), and each \xHH is its byte.
+ * Any other text, such as a code point past ASCII or "\x41", fails the parse.
  */
 #ifndef FUZZ_JSON_CHECK_H
 #define FUZZ_JSON_CHECK_H
@@ -28,7 +29,7 @@ struct json_member;
 
 struct json_value {
 	enum json_type type;
-	char *str;   /* JSON_STRING: the bytes, NUL-terminated; JSON_NUMBER: its text */
+	char *str; /* JSON_STRING: the bytes it stands for, NUL-terminated; JSON_NUMBER: its text */
 	size_t len;  /* of str */
 	bool is_u64; /* JSON_NUMBER: an integer in 0..2^64-1, in u64 */
 	__u64 u64;

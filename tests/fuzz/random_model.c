@@ -379,6 +379,8 @@ int random_model__fill(struct random_model *rm, struct bytes *b, bool plain_info
 	/* last: the inputs from before drains in flight still give the same model before them */
 	if (!err)
 		err = random_in_flight(b, m);
+	/* later still: 0 (unknown) in the inputs from before it */
+	m->wall_ns = bytes__u64(b) >> bytes__range(b, 0, 63);
 	return err;
 }
 

@@ -7,7 +7,8 @@
  * 2^40 and sums below 2^56, so adding up rows never wraps. Then, drawn last so
  * that older inputs still give the same model before them, 0..4 drains in
  * flight (their works and frames in the arena too) with any ages, threshold,
- * CPUs below DRAINSTAT_MAX_CPUS and priorities, and their derived totals.
+ * CPUs below DRAINSTAT_MAX_CPUS and priorities, and their derived totals;
+ * last of all, any wall time (0 in the inputs from before it).
  */
 #ifndef FUZZ_RANDOM_MODEL_H
 #define FUZZ_RANDOM_MODEL_H

@@ -42,12 +42,14 @@ progs_gone() {
 
 # forced_drains COMM ARGS...: drainstat -v ARGS -p <drainforce> around N forced
 # drains under COMM (FORCE_ARGS: more drainforce options, such as -k K).
-# Output in $OUT, drainstat's pid in DS_PID.
+# Output in $OUT, drainstat's pid in DS_PID. drainforce stays (-H) once its
+# rounds are done, killed at the end of the test: its exit would end drainstat.
 forced_drains() {
 	local comm=$1 wl
 	shift
 	# shellcheck disable=SC2086 # FORCE_ARGS is a list of options
-	"$WORKLOADS/drainforce" -W -n "$N" ${FORCE_ARGS:-} -c "$comm" "$TMPDIR_TEST/data" &
+	"$WORKLOADS/drainforce" -W -H -n "$N" ${FORCE_ARGS:-} -c "$comm" "$TMPDIR_TEST/data" \
+		2>"$OUT.wl" &
 	wl=$!
 	wait_comm $wl "$comm" || return 1
 	# on CPU B: drainstat's own page faults fill a CPU's LRU batch, and on CPU A
@@ -56,7 +58,13 @@ forced_drains() {
 	DS_PID=$!
 	wait_attached "$OUT.err"
 	kill -USR1 $wl
-	wait $wl
+	for _ in $(seq 600); do
+		grep -q ' rounds done$' "$OUT.wl" && return 0
+		kill -0 $wl 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "drainforce did not finish its rounds: $(cat "$OUT.wl")" >&2
+	return 1
 }
 
 # scrape_textfile DIR OUT: what a real node_exporter serves from the textfile

@@ -25,9 +25,10 @@ start_drainstat "$OUT" -p $WL || { fail "drainstat starts"; exit 1; }
 MINE=$(new_prog_ids "$PROGS_BEFORE")
 wait $WL
 check "drainforce ran $N rounds" test $? -eq 0
-kill -INT $DS_PID
+# -p: the process's exit ends the run as -d would, with the final report
 wait_drainstat
-expect_eq "exit status after SIGINT" $DS_RC 0
+expect_eq "exit status after the traced process exited" $DS_RC 0
+check "the traced process's exit is said" grep -q "^drainstat: process $WL exited$" "$OUT.err"
 
 drains=$(site_field "$OUT" generic_fadvise "$COMM" 3)
 works=$(site_field "$OUT" generic_fadvise "$COMM" 4)

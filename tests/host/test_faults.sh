@@ -90,31 +90,43 @@ expect_fail 74 "--prom in a read-only directory: exit 74" \
 umount "$TMPDIR_TEST/ro"
 mkdir "$TMPDIR_TEST/sym"
 ln -s /etc/passwd "$TMPDIR_TEST/sym/.x.prom.tmp.$$" # not drainstat's pid: harmless
-ln -s "$TMPDIR_TEST/victim" "$TMPDIR_TEST/sym/x.prom"
 "$DRAINSTAT" --prom "$TMPDIR_TEST/sym/x.prom" -d 0.2 >/dev/null 2>&1
-check "--prom over a symlink: the symlink is replaced, its target untouched" \
-	bash -c "[ ! -L '$TMPDIR_TEST/sym/x.prom' ] && [ ! -e '$TMPDIR_TEST/victim' ]"
-# a full filesystem: at start, exit 74; in flight, one message per failure, the
-# previous export stays whole and the run goes on to exit 0
+check "--prom beside a planted temp symlink: its target untouched" \
+	bash -c "[ -L '$TMPDIR_TEST/sym/.x.prom.tmp.$$' ] && cmp -s /etc/passwd '$TMPDIR_TEST/sym/.x.prom.tmp.$$'"
+# (a symlink at the path itself, and what else is not a regular file: test_harm.sh)
+# a full filesystem: at start, exit 74; in flight, one message until it works
+# again, the previous export stays whole and the run goes on; a final export
+# that fails ends the run with 74
 mkdir "$TMPDIR_TEST/full"
 mount -t tmpfs -o size=16k none "$TMPDIR_TEST/full"
 head -c 16384 /dev/zero >"$TMPDIR_TEST/full/filler" 2>/dev/null
 expect_fail 74 "--prom on a full filesystem: exit 74" \
 	"$DRAINSTAT" --prom "$TMPDIR_TEST/full/x.prom" -d 1
 rm "$TMPDIR_TEST/full/filler"
-"$DRAINSTAT" --prom "$TMPDIR_TEST/full/x.prom" 0.2 -d 1.5 >/dev/null 2>"$TMPDIR_TEST/full.err" &
+"$DRAINSTAT" --prom "$TMPDIR_TEST/full/x.prom" 0.1 -d 3 >/dev/null 2>"$TMPDIR_TEST/full.err" &
 FULL=$!
 sleep 0.5
-cp "$TMPDIR_TEST/full/x.prom" "$TMPDIR_TEST/full.first"
 head -c 16384 /dev/zero >"$TMPDIR_TEST/full/filler" 2>/dev/null
-wait $FULL
-expect_eq "filesystem full in flight: exit 0" $? 0
-check "filesystem full in flight: said so" grep -q 'No space left on device (the previous export stays)' \
-	"$TMPDIR_TEST/full.err"
+sleep 0.8
 check "filesystem full in flight: the export left is whole" \
 	bash -c "promtool check metrics <'$TMPDIR_TEST/full/x.prom' >/dev/null 2>&1"
 check "filesystem full in flight: no temp file left" \
 	bash -c "[ \$(ls -A '$TMPDIR_TEST/full' | wc -l) -eq 2 ]"
+rm "$TMPDIR_TEST/full/filler"
+wait $FULL
+expect_eq "filesystem full in flight, then freed: exit 0" $? 0
+expect_eq "filesystem full in flight: said once" \
+	"$(grep -c 'No space left on device (the previous export stays' "$TMPDIR_TEST/full.err")" 1
+check "filesystem full in flight: said when it works again" \
+	grep -q 'x.prom written again$' "$TMPDIR_TEST/full.err"
+"$DRAINSTAT" --prom "$TMPDIR_TEST/full/x.prom" 0.1 -d 1 >/dev/null 2>"$TMPDIR_TEST/full.err" &
+FULL=$!
+sleep 0.5
+head -c 16384 /dev/zero >"$TMPDIR_TEST/full/filler" 2>/dev/null
+wait $FULL
+expect_eq "filesystem full to the end: the final export failed, exit 74" $? 74
+check "filesystem full to the end: said so" \
+	grep -q 'No space left on device (the final export)$' "$TMPDIR_TEST/full.err"
 umount "$TMPDIR_TEST/full"
 
 # kernels without what drainstat needs, simulated in a mount namespace over the

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # A comm holding '"', '\', a newline and an ESC: the text report escapes it,
-# JSON round-trips it, the Prometheus export (no comm label) stays valid.
+# JSON writes it as the text report does (\xHH: decoded, it gives back the
+# bytes), the Prometheus export (no comm label) stays valid.
 set -u
 . tests/host/lib.sh
 
@@ -11,7 +12,39 @@ COMM=${COMM:0:15}
 # shellcheck disable=SC2317 # called through check
 jq_ok() { jq -e "$@" >/dev/null; }
 bytes() { od -An -tx1 | tr -s ' \n' ' '; }
-
+# The text drainstat writes for the bytes of $1 (src/escape.c): printable ASCII
+# but the backslash as itself, every other byte as \xHH.
+shown() {
+	local b
+	for b in $(printf '%s' "$1" | od -An -v -tx1); do
+		if [ $((16#$b)) -ge 32 ] && [ $((16#$b)) -lt 127 ] && [ "$b" != 5c ]; then
+			printf '%b' "\\x$b"
+		else
+			printf '\\x%s' "$b"
+		fi
+	done
+}
+# The bytes a JSON string of drainstat's stands for: jq's text on stdin, in
+# which every backslash must start \xHH (lowercase), each \xHH as its byte.
+unescape() {
+	local s
+	s=$(cat)
+	if [[ $s == *$'\n'* ]] ||
+		printf '%s' "$s" | LC_ALL=C grep -qvxE '([ -[]|[]-~]|\\x[0-9a-f]{2})*'; then
+		echo "not drainstat's escaping: $s"
+		return
+	fi
+	printf '%b' "$s"
+}
+# Whether the "time" of every line of $1 is RFC 3339 in UTC with microseconds,
+# within the Unix times $2 and $3 (whole seconds).
+# shellcheck disable=SC2317 # called through check
+times_between() {
+	jq -se --argjson lo "$2" --argjson hi "$3" 'length > 0 and all(.[];
+		(.time | test("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{6}Z$"))
+		and ((.time | sub("\\.[0-9]{6}Z$"; "Z") | fromdateiso8601) as $t
+			| $t >= $lo and $t <= $hi))' "$1" >/dev/null
+}
 
 # plain text: one line per site, no raw control bytes, the comm escaped
 OUT=$TMPDIR_TEST/text
@@ -27,18 +60,23 @@ check "text: the site row holds the escaped comm" \
 expect_range "text: drains in that row" \
 	"$(awk '$1 == "generic_fadvise" && $2 ~ /^ev"l/ { print $3 }' "$OUT")" $((N - 2)) $N
 
-# JSON: valid, and .comm decodes to the very bytes
+# JSON: valid, .comm is the text report's escaping of the comm, and decoding
+# its \xHH gives back the very bytes; "time" is when the report was read
 OUT=$TMPDIR_TEST/json
+T0=$(date +%s)
 forced_drains "$COMM" -j
 kill -INT "$DS_PID"
 wait_drainstat
+T1=$(date +%s)
 expect_eq "-j: exit 0" "$DS_RC" 0
 expect_eq "-j: one line" "$(wc -l <"$OUT")" 1
 check "-j: valid JSON" jq_ok . "$OUT"
-expect_eq "-j: comm round-trips" \
-	"$(jq -j '.sites[] | select(.site == "generic_fadvise" and (.comm | startswith("ev"))) | .comm' "$OUT" | bytes)" \
+JCOMM=$(jq -j '.sites[] | select(.site == "generic_fadvise" and (.comm | startswith("ev"))) | .comm' "$OUT")
+expect_eq "-j: comm as the text report writes it" "$JCOMM" 'ev"l\x5c\x0a\x1b'"${COMM#$'ev"l\\\n\x1b'}"
+expect_eq "-j: comm round-trips (\\xHH decoded)" "$(printf '%s' "$JCOMM" | unescape | bytes)" \
 	"$(printf '%s' "$COMM" | bytes)"
-expect_range "-j: drains" "$(jq --arg c "$COMM" '.sites[] | select(.site == "generic_fadvise" and .comm == $c) | .drains' "$OUT")" $((N - 2)) $N
+expect_range "-j: drains" "$(jq --arg c "$(shown "$COMM")" '.sites[] | select(.site == "generic_fadvise" and .comm == $c) | .drains' "$OUT")" $((N - 2)) $N
+check "-j: time, RFC 3339 UTC, while it ran" times_between "$OUT" "$T0" "$T1"
 
 # --prom: comm is no label; the file stays valid for promtool and node_exporter
 OUT=$TMPDIR_TEST/prom-stdout
@@ -61,8 +99,9 @@ scrape_textfile "$DIR" "$TMPDIR_TEST/scrape"
 check "node_exporter: node_textfile_scrape_error 0" grep -q '^node_textfile_scrape_error 0$' "$TMPDIR_TEST/scrape"
 check "node_exporter: drainstat series" grep -q '^drainstat_drains_total{site="generic_fadvise"} ' "$TMPDIR_TEST/scrape"
 
-# a comm that is not UTF-8: text shows the bytes escaped, JSON stays valid JSON
-# and keeps each byte as \u00XX
+# a comm that is not UTF-8: text shows the bytes escaped, JSON too: the byte
+# 0xff as \xff, the character U+00FF (UTF-8 c3 bf) as the text report writes it,
+# \xc3\xbf; decoding \xHH gives back the bytes
 COMM=$'\xff\xfeu8'$$
 COMM=${COMM:0:15}
 OUT=$TMPDIR_TEST/utf8
@@ -71,12 +110,17 @@ kill -INT "$DS_PID"
 wait_drainstat
 check "invalid UTF-8 comm, text: escaped" grep -qF "generic_fadvise \xff\xfeu8" "$OUT"
 check "invalid UTF-8 comm, text: no raw byte" bash -c "! LC_ALL=C grep -q \$'\xff' '$OUT'"
+COMM=$'\xff\xc3\xbfu8'$$
 OUT=$TMPDIR_TEST/utf8.json
 forced_drains "$COMM" -j
 kill -INT "$DS_PID"
 wait_drainstat
 check "invalid UTF-8 comm, JSON: valid" jq_ok . "$OUT"
-check "invalid UTF-8 comm, JSON: each byte as \\u00XX" grep -qF '"comm":"\u00ff\u00feu8' "$OUT"
+check "invalid UTF-8 comm, JSON: ASCII only" bash -c "! LC_ALL=C grep -q '[^ -~]' '$OUT'"
+JCOMM=$(jq -j '.sites[] | select(.site == "generic_fadvise" and (.comm | endswith("u8'$$'"))) | .comm' "$OUT")
+expect_eq "invalid UTF-8 comm, JSON: 0xff as \\xff, U+00FF as \\xc3\\xbf" "$JCOMM" '\xff\xc3\xbfu8'$$
+expect_eq "invalid UTF-8 comm, JSON: round-trips (\\xHH decoded)" \
+	"$(printf '%s' "$JCOMM" | unescape | bytes)" "$(printf '%s' "$COMM" | bytes)"
 
 # a cgroup and a program file named with ESC, quotes, a backslash, invalid UTF-8
 # (and a newline for the file; cgroup names refuse it): the header's filter and the

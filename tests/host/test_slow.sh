@@ -19,8 +19,9 @@ slow_run() {
 	start_drainstat "$out" -T "$threshold" -p $wl || return 1
 	kill -USR1 $wl
 	wait $wl
+	# -p: the workload's exit ends the run (SIGINT if it has not yet)
 	sleep 0.3
-	kill -INT "$DS_PID"
+	kill -INT "$DS_PID" 2>/dev/null
 	wait_drainstat
 }
 

@@ -54,7 +54,7 @@ COMM=dsvg$$
 "$WORKLOADS/drainforce" -W -n $N -c "$COMM" "$TMPDIR_TEST/data" &
 WL=$!
 wait_comm $WL "$COMM"
-"${VG[@]}" --log-file="$TMPDIR_TEST/vg.log" "$DRAINSTAT" -v -T 1ns -s -p $WL \
+"${VG[@]}" --log-file="$TMPDIR_TEST/vg.log" "$DRAINSTAT" -v -T 1ns -s -c "$COMM" \
 	>"$TMPDIR_TEST/vg.out" 2>"$TMPDIR_TEST/vg.err" &
 VGPID=$!
 wait_attached "$TMPDIR_TEST/vg.err"

@@ -4,7 +4,10 @@
 # print "PASS name" / "FAIL name: why", and readers of drainstat's text report.
 
 pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1${2:+: $2}"; }
+fail() {
+	echo "FAIL $1${2:+: $2}"
+	return 1
+}
 
 # check NAME CMD...: PASS if CMD succeeds.
 check() {

@@ -99,8 +99,7 @@ stuck_run() {
 	wait $wl
 	[ -n "$poller" ] && wait $poller
 	if [ -z "${STOP_AFTER_MS:-}" ]; then
-		sleep 0.5
-		kill -INT "$DS_PID"
+		# -p: the workload's exit ends the run, with its final report
 		wait_drainstat
 	fi
 	# the facts as shell variables: PID, DROPPER, SPINNER, WAITER, WAIT_MS
@@ -131,6 +130,13 @@ drain_works() {
 # drain_has_work FILE DRAIN WORK: a drain line matching DRAIN has a work matching WORK.
 drain_has_work() {
 	drain_works "$1" "$2" | grep -q "$3"
+}
+
+# stuck_show OUT PATTERN: after a failed check, the lines of OUT matching
+# PATTERN, and the workload's facts, for the log
+stuck_show() {
+	echo "    the workload: $(tr '\n' ' ' <"$1.wl")"
+	grep -e "$2" "$1" | cut -c1-600 | head -n 12 | sed 's/^/    /'
 }
 
 # The truth: the workload's drain was held long enough to be seen stuck.
@@ -191,8 +197,10 @@ stuck_check_text() {
 		"$out" >"$out.events"
 	check "$mode -T: with its pending CPU and the spinner" \
 		drain_has_work "$out.events" "$drain" "$cpu"
-	expect_eq "$mode -T: and once more when it ended" \
-		"$(grep -c "SLOW DRAIN pid $PID tid $DROPPER (sd-dropper) on CPU 0: wait " "$out")" 1
+	if ! expect_eq "$mode -T: and once more when it ended" \
+		"$(grep -c "SLOW DRAIN pid $PID tid $DROPPER (sd-dropper) on CPU 0: wait " "$out")" 1; then
+		stuck_show "$out" 'SLOW DRAIN\|DRAIN IN FLIGHT'
+	fi
 	check "$mode text: nothing lost" bash -c "! grep -q ', [1-9][0-9]* lost$' '$out'"
 }
 
@@ -222,15 +230,17 @@ stuck_check_json() {
 	drain="{\"pid\":$PID,\"tid\":$DROPPER,\"comm\":\"sd-dropper\",\"site\":\"generic_fadvise\",\"caller_cpu\":0,\"age_ns\":$n,\"stuck\":true,\"state\":\"works_pending\""
 	work="{\"target_cpu\":1,\"state\":\"pending\",\"age_ns\":$n,\"self\":false,\"isolated\":${STUCK_ISOLATED:-false},\"nohz_full\":${STUCK_ISOLATED:-false},\"running\":{\"idle\":false,\"comm\":\"sd-spin\",\"pid\":$PID,\"tid\":$SPINNER,\"policy\":\"FIFO\",\"priority\":50,\"running_ns\":[1-9][0-9]*}"
 	check "$mode json: a report with the stuck drain, its caller and site" \
-		grep -q "^{\"version\":.*\"stuck_drains\":[12],.*\"in_flight\":\[.*$drain" "$out"
+		grep -q "^{\"time\":[^,]*,\"version\":.*\"stuck_drains\":[12],.*\"in_flight\":\[.*$drain" "$out"
 	check "$mode json: its pending work on CPU 1, the spinner there" grep -q "$drain.*$work" "$out"
 	if [ "$mode" = tracepoint ]; then
-		check "$mode json: mutex_waiters null" bash -c "! grep '^{\"version\"' '$out' | grep -vq '\"mutex_waiters\":null'"
+		check "$mode json: mutex_waiters null" bash -c "! grep '^{\"time\":[^,]*,\"version\"' '$out' | grep -vq '\"mutex_waiters\":null'"
 	else
 		check "$mode json: the waiter on the mutex" grep -q "\"mutex_waiters\":1,.*{\"pid\":$PID,\"tid\":$WAITER,\"comm\":\"sd-waiter\",\"site\":\"generic_fadvise\",\"caller_cpu\":0,\"age_ns\":$n,\"stuck\":[a-z]*,\"state\":\"waiting_for_mutex\"" "$out"
 	fi
-	expect_eq "$mode json -T: one drain_in_flight event for the drain" \
-		"$(grep -c "^{\"event\":\"drain_in_flight\",\"time\":\"[^\"]*\",\"threshold_ns\":${T_MS}000000,\"drain\":$drain.*$work" "$out")" 1
+	if ! expect_eq "$mode json -T: one drain_in_flight event for the drain" \
+		"$(grep -c "^{\"event\":\"drain_in_flight\",\"time\":\"[^\"]*\",\"threshold_ns\":${T_MS}000000,\"drain\":$drain.*$work" "$out")" 1; then
+		stuck_show "$out" '^{"event"'
+	fi
 	expect_eq "$mode json -T: one slow_drain event for it" \
 		"$(grep -c "^{\"event\":\"slow_drain\",\"time\":\"[^\"]*\",\"pid\":$PID,\"tid\":$DROPPER,\"comm\":\"sd-dropper\",\"caller_cpu\":0,.*{\"cpu\":1," "$out")" 1
 }

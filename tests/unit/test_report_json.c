@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "golden.h"
@@ -15,10 +16,14 @@
 #include "ksyms.h"
 #include "model.h"
 #include "report_json.h"
+#include "tracer.h"
+#include "umaps.h"
 
 #define KALLSYMS "tests/fixtures/kallsyms-report"
 #define MS	 1000000ULL
 #define US	 1000ULL
+/* 2026-12-03T17:06:34.123456789Z: the reports' wall time, an input like the rest */
+#define WALL_NS (1796317594ULL * 1000000000ULL + 123456789ULL)
 
 /* __queue_work, queue_work_on, __lru_add_drain_all, then the caller */
 static const __u64 fadvise_stack[] = {
@@ -93,6 +98,7 @@ static struct golden_maps *make_maps(void)
 static void make_snapshot(struct snapshot *s)
 {
 	golden__read_maps(make_maps(), s, 10000 * MS);
+	s->wall_ns = WALL_NS;
 }
 
 static const struct model_info info = {
@@ -128,14 +134,34 @@ static void check_jq(const char *path)
 	CHECK(system(cmd) == 0);
 }
 
-/* Renders m, compares with tests/golden/name, and checks it is one line of JSON. */
-static void check_golden(const char *name, const struct model *m)
+/* Compares got with tests/golden/name, and checks it is one line of JSON. */
+static void check_line(const char *name, const char *got)
 {
-	char path[256], *got = render(m);
+	char path[256];
 
 	CHECK(got && strchr(got, '\n') == got + strlen(got) - 1);
-	golden__check(name, got, path, sizeof(path));
+	golden__check(name, got ? got : "", path, sizeof(path));
 	check_jq(path);
+}
+
+static void check_golden(const char *name, const struct model *m)
+{
+	char *got = render(m);
+
+	check_line(name, got);
+	free(got);
+}
+
+/* -T: the drain_in_flight event of m's oldest drain, seen at m's wall time. */
+static void check_event_golden(const struct model *m)
+{
+	char *got = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&got, &len);
+
+	report_json__drain_in_flight(f, &m->in_flight[0], 2000 * MS, m->wall_ns);
+	fclose(f);
+	check_line("event-drain-in-flight.json", got);
 	free(got);
 }
 
@@ -176,11 +202,13 @@ static void test_json_full_mode(void)
 	i.stuck_ns = 1000 * MS;
 	golden__add_full_mode(k);
 	golden__read_maps(k, &s, 10000 * MS);
+	s.wall_ns = WALL_NS;
 	golden__add_in_flight(&s, 20000 * MS, true, fadvise_stack, 8);
 	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
 	CHECK(m.local_drains == 8000);
 	CHECK(m.nr_in_flight == 3);
 	check_golden("report-full.json", &m);
+	check_event_golden(&m);
 	model__free(&m);
 	snapshot__free(&s);
 	ksyms__free(ks);
@@ -188,7 +216,7 @@ static void test_json_full_mode(void)
 
 static void test_json_empty(void)
 {
-	struct snapshot s = {.taken_ns = 5000 * MS};
+	struct snapshot s = {.taken_ns = 5000 * MS, .wall_ns = WALL_NS};
 	struct model m;
 
 	CHECK(model__build(&s, NULL, 0, NULL, &info, &m) == 0);
@@ -196,9 +224,95 @@ static void test_json_empty(void)
 	model__free(&m);
 }
 
+/* "time" is the model's wall time, in UTC, cut to the microsecond; null when unknown. */
+static void test_json_time(void)
+{
+	static const struct {
+		__u64 wall_ns;
+		const char *want;
+	} cases[] = {
+	    {WALL_NS, "{\"time\":\"2026-12-03T17:06:34.123456Z\","},
+	    {1000000000ULL * 86400 * 365 + 999, "{\"time\":\"1971-01-01T00:00:00.000000Z\","},
+	    {1796317594999999999ULL, "{\"time\":\"2026-12-03T17:06:34.999999Z\","},
+	    {0, "{\"time\":null,"},
+	};
+	struct snapshot s = {.taken_ns = 5000 * MS};
+	struct model m;
+	size_t i;
+	char *got;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s.wall_ns = cases[i].wall_ns;
+		CHECK(model__build(&s, NULL, 0, NULL, &info, &m) == 0);
+		got = render(&m);
+		CHECK(got && !strncmp(got, cases[i].want, strlen(cases[i].want)));
+		if (got && strncmp(got, cases[i].want, strlen(cases[i].want)))
+			fprintf(stderr, "  got %.60s, want %s\n", got, cases[i].want);
+		free(got);
+		model__free(&m);
+	}
+}
+
+/* A user frame's file: a newline in its name, as /proc/PID/maps writes it. */
+static struct umaps *hostile_maps(void)
+{
+	char path[] = "/tmp/test-report-json.XXXXXX";
+	struct umaps *um = NULL;
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	fputs("55d0c5a00000-55d0c5a02000 r-xp 00002000 fd:01 123 /nonexistent/my\\012app\n", f);
+	fclose(f);
+	CHECK(umaps__load(0, path, &um) == 0);
+	unlink(path);
+	return um;
+}
+
+/*
+ * -T: a slow drain as the ring buffer gives it, its comm and a user frame's file
+ * name holding bytes no parser should trust, read 5 ms after it ended.
+ */
+static void test_json_slow_drain(void)
+{
+	const struct snap_clock now = {.mono_ns = 30000 * MS, .wall_ns = WALL_NS};
+	struct slow_drain d = {.ev = {.end_ns = now.mono_ns - 5 * MS,
+				      .wait_ns = 4 * MS,
+				      .lock_ns = 663 * US,
+				      .pid = 224,
+				      .tid = 230,
+				      .nr_targets = 2}};
+	struct model_slow_drain sd;
+	struct umaps *um = hostile_maps();
+	struct ksyms *ks = NULL;
+	char *got = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
+	/* the byte 0xff beside the character U+00FF */
+	memcpy(d.ev.comm, "ev\x1b\"\\\n\xff\xc3\xbf", 10);
+	d.ev.targets[0] = (struct slow_target){.cpu = 1, .dispatch_ns = 4 * MS, .run_ns = 122 * US};
+	d.ev.targets[1] = (struct slow_target){.cpu = 0, .dispatch_ns = 30 * US, .run_ns = 2 * US};
+	memcpy(d.kips, fadvise_stack, sizeof(fadvise_stack));
+	d.nr_kips = 8;
+	d.uips[0] = 0x55d0c5a00010;
+	d.uips[1] = 0x7f0000000010;
+	d.nr_uips = 2;
+	CHECK(model__slow_drain(&d, ks, um, &now, &sd) == 0);
+	CHECK(sd.wall_ns == WALL_NS - 5 * MS);
+	f = open_memstream(&got, &len);
+	report_json__slow_drain(f, &sd);
+	fclose(f);
+	check_line("event-slow-drain.json", got);
+	free(got);
+	model__slow_drain_free(&sd);
+	umaps__free(um);
+	ksyms__free(ks);
+}
+
 static char *escape(const char *s, size_t len)
 {
-	static char out[256];
+	static char out[4096];
 	FILE *f = fmemopen(out, sizeof(out), "w");
 
 	report_json__string(f, s, len);
@@ -206,23 +320,38 @@ static char *escape(const char *s, size_t len)
 	return out;
 }
 
+/*
+ * Strings are bytes written as the text report writes them (escape__text()),
+ * then quoted for JSON: decoded, every backslash starts \xHH, so the byte 0xff
+ * and the character U+00FF stay apart.
+ */
 static void test_json_escape(void)
 {
+	char big[600], want[2 * sizeof(big) * 5];
+	size_t i;
+
 	CHECK_STR(escape("a\"b", 16), "\"a\\\"b\"");
-	CHECK_STR(escape("a\\b", 16), "\"a\\\\b\"");
-	CHECK_STR(escape("a\nb\tc", 16), "\"a\\u000ab\\u0009c\"");
-	CHECK_STR(escape("\x1b[31m\x7f", 16), "\"\\u001b[31m\\u007f\"");
-	CHECK_STR(escape("\xff", 16), "\"\\u00ff\"");
-	/* valid UTF-8 passes; truncated, overlong, surrogate and stray bytes do not */
-	CHECK_STR(escape("caf\xc3\xa9 \xf0\x9f\x90\xa7", 16), "\"caf\xc3\xa9 \xf0\x9f\x90\xa7\"");
-	CHECK_STR(escape("\xc3", 16), "\"\\u00c3\"");
-	CHECK_STR(escape("caf\xc3\xa9", 4), "\"caf\\u00c3\"");
-	CHECK_STR(escape("\xc0\xaf", 16), "\"\\u00c0\\u00af\"");
-	CHECK_STR(escape("\xed\xa0\x80", 16), "\"\\u00ed\\u00a0\\u0080\"");
-	CHECK_STR(escape("\x80x", 16), "\"\\u0080x\"");
+	CHECK_STR(escape("a\\b", 16), "\"a\\\\x5cb\"");
+	CHECK_STR(escape("a\nb\tc", 16), "\"a\\\\x0ab\\\\x09c\"");
+	CHECK_STR(escape("\x1b[31m\x7f", 16), "\"\\\\x1b[31m\\\\x7f\"");
+	CHECK_STR(escape("\xff", 16), "\"\\\\xff\"");
+	CHECK_STR(escape("\xc3\xbf", 16), "\"\\\\xc3\\\\xbf\"");
+	/* UTF-8 or not, every byte past ASCII is escaped, as in the text report */
+	CHECK_STR(escape("caf\xc3\xa9 \xf0\x9f\x90\xa7", 16),
+		  "\"caf\\\\xc3\\\\xa9 \\\\xf0\\\\x9f\\\\x90\\\\xa7\"");
+	CHECK_STR(escape("caf\xc3\xa9", 4), "\"caf\\\\xc3\"");
+	CHECK_STR(escape("\x80x", 16), "\"\\\\x80x\"");
 	/* a comm fills its 16 bytes with no NUL: len bounds it */
 	CHECK_STR(escape("0123456789abcdefXYZ", 16), "\"0123456789abcdef\"");
 	CHECK_STR(escape("", 16), "\"\"");
+	/* longer than a piece of the escaper's: no byte lost or doubled at the seams */
+	for (i = 0; i < sizeof(big); i++)
+		big[i] = i % 3 ? 'a' : '\xff';
+	strcpy(want, "\"");
+	for (i = 0; i < sizeof(big); i++)
+		strcat(want, i % 3 ? "a" : "\\\\xff");
+	strcat(want, "\"");
+	CHECK(!strcmp(escape(big, sizeof(big)), want));
 }
 
 int main(void)
@@ -232,6 +361,8 @@ int main(void)
 	RUN(test_json_tracepoint);
 	RUN(test_json_full_mode);
 	RUN(test_json_empty);
+	RUN(test_json_time);
+	RUN(test_json_slow_drain);
 	RUN(test_json_escape);
 	return failed ? 1 : 0;
 }

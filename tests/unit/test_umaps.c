@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* User frames: /proc/PID/maps parsing and function names from ELF symbols (libelf). */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -70,9 +72,92 @@ static void test_hostile_file_name(void)
 	CHECK(umaps__load(0, path, &um) == 0);
 	umaps__describe(um, 0x55d0c5a00010, buf, sizeof(buf));
 	CHECK_STR(escape__text(buf, sizeof(buf), shown, sizeof(shown)),
-		  "ev\\x1b[31m\"\\x5c\\xff\\x5c012+0x10");
+		  "ev\\x1b[31m\"\\x5c\\xff\\x0a+0x10");
 	umaps__free(um);
 	unlink(path);
+}
+
+/* Where this test's own code lies in its file: the offset of umaps_test_marker. */
+static __u64 marker_file_offset(void)
+{
+	unsigned long long start, end, offset,
+	    at = (unsigned long long)(unsigned long)umaps_test_marker;
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	__u64 found = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx %*s %llx", &start, &end, &offset) == 3 && at >= start &&
+		    at < end)
+			found = at - start + offset;
+	if (f)
+		fclose(f);
+	CHECK(found != 0);
+	return found;
+}
+
+/* A copy of this test's own file at path, mapped whole; *len gets its length. */
+static void *map_copy(const char *path, size_t *len)
+{
+	int in = open("/proc/self/exe", O_RDONLY), out;
+	void *base = MAP_FAILED;
+	char buf[65536];
+	ssize_t n;
+
+	out = open(path, O_WRONLY | O_CREAT | O_EXCL, 0700);
+	CHECK(in >= 0 && out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		CHECK(write(out, buf, (size_t)n) == n);
+	close(in);
+	close(out);
+	out = open(path, O_RDONLY);
+	*len = (size_t)lseek(out, 0, SEEK_END);
+	if (out >= 0 && *len)
+		base = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, out, 0);
+	CHECK(base != MAP_FAILED);
+	close(out);
+	return base;
+}
+
+/* umaps_test_marker+0x4 in the copy mapped at base, as the -T log shows it. */
+static const char *describe_marker(const char *base, __u64 file_off, char shown[ESCAPE_SIZE(256)])
+{
+	struct umaps *um = NULL;
+	char buf[256];
+
+	CHECK(umaps__load(getpid(), NULL, &um) == 0);
+	umaps__describe(um, (__u64)(unsigned long)(base + file_off + 4), buf, sizeof(buf));
+	umaps__free(um);
+	return escape__text(buf, sizeof(buf), shown, ESCAPE_SIZE(256));
+}
+
+/*
+ * The kernel writes a newline in a mapped file's name as \012, and a backslash
+ * as itself: a file named with a newline is found under its real name, and one
+ * named with a real "\012" too, even beside the other.
+ */
+static void test_newline_in_file_name(void)
+{
+	char dir[] = "/tmp/umaps-test.XXXXXX", nl[256], lit[256], shown[ESCAPE_SIZE(256)];
+	__u64 file_off = marker_file_offset();
+	size_t nl_len, lit_len;
+	char *nl_base, *lit_base;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(nl, sizeof(nl), "%s/ev\nil", dir);
+	snprintf(lit, sizeof(lit), "%s/ev\\012il", dir);
+	nl_base = map_copy(nl, &nl_len);
+	CHECK_STR(describe_marker(nl_base, file_off, shown), "umaps_test_marker+0x4 (ev\\x0ail)");
+	lit_base = map_copy(lit, &lit_len);
+	CHECK_STR(describe_marker(lit_base, file_off, shown),
+		  "umaps_test_marker+0x4 (ev\\x5c012il)");
+	/* both names exist now: each mapping still gets its own file */
+	CHECK_STR(describe_marker(nl_base, file_off, shown), "umaps_test_marker+0x4 (ev\\x0ail)");
+	munmap(nl_base, nl_len);
+	munmap(lit_base, lit_len);
+	unlink(nl);
+	unlink(lit);
+	rmdir(dir);
 }
 
 static void test_elfsyms_errors(void)
@@ -91,6 +176,7 @@ int main(void)
 	RUN(test_own_function_named);
 	RUN(test_maps_fixture);
 	RUN(test_hostile_file_name);
+	RUN(test_newline_in_file_name);
 	RUN(test_elfsyms_errors);
 	return failed ? 1 : umaps_test_marker(0) - 1;
 }

@@ -13,7 +13,7 @@ N=100
 DATA=/mnt/data
 
 # drainforce waits (-W) until drainstat is tracing, then forces N remote drains
-# from CPU 1 on pages batched on CPU 0; drainstat traces only its process.
+# from CPU 1 on pages batched on CPU 0; drainstat traces only its comm.
 forced_run() {
 	local mode=$1 comm=df-$1 out=/tmp/forced-$1 wl
 	comm=${comm:0:15}
@@ -23,7 +23,8 @@ forced_run() {
 		fail "$mode: drainforce setup"
 		return 1
 	fi
-	if ! start_drainstat "$out" --mode="$mode" -p $wl; then
+	# the comm, not -p: the workload's exit would end the run before SIGINT
+	if ! start_drainstat "$out" --mode="$mode" -c "$comm"; then
 		fail "$mode: drainstat starts" "$(head -c 300 "$out.err")"
 		kill $wl
 		return 1

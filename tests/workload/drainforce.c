@@ -43,6 +43,7 @@ struct options {
 	long sleep_ms;
 	long comms;	/* -k: the dropper cycles through this many comms; 0: COMM only */
 	bool wait_usr1; /* -W: round 1 waits for SIGUSR1 */
+	bool hold;	/* -H: after the rounds, stay until killed */
 	bool verbose;
 	const char *path;
 };
@@ -64,7 +65,7 @@ struct lockstep {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: drainforce [-hv] [-n ROUNDS | -r] [-a CPU_A] [-b CPU_B] [-c COMM] "
-		   "[-k K] [-p PAGES] [-s MS] [-W] FILE\n"
+		   "[-k K] [-p PAGES] [-s MS] [-W] [-H] FILE\n"
 		   "  -n ROUNDS  rounds to run, one remote drain each (default 100)\n"
 		   "  -r         run rounds until SIGINT/SIGTERM, then print the count\n"
 		   "  -a CPU_A   CPU of the reader, the CPU drained (default 0)\n"
@@ -75,6 +76,8 @@ static void usage(FILE *f)
 		   "  -p PAGES   uncached pages read per round, 1 to 14 (default 4)\n"
 		   "  -s MS      sleep MS milliseconds after setup, before round 1\n"
 		   "  -W         after setup, wait for SIGUSR1 before round 1 (after any -s)\n"
+		   "  -H         after the rounds, say so on stderr and stay until killed:\n"
+		   "             a tracer of its PID goes on\n"
 		   "  -v         describe setup and result on stderr\n"
 		   "  -h         show this help\n"
 		   "FILE must be on a block filesystem (not tmpfs); it is extended to 1 MiB.\n");
@@ -110,6 +113,9 @@ static int parse_option(int opt, const char *arg, struct options *o)
 	case 'W':
 		o->wait_usr1 = true;
 		return 0;
+	case 'H':
+		o->hold = true;
+		return 0;
 	case 'h':
 		usage(stdout);
 		return 1;
@@ -126,7 +132,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 	*o = (struct options){.rounds = 100, .cpu_b = 1, .comm = "drainforce", .pages = 4};
 	opterr = 0;
-	while ((opt = getopt(argc, argv, "n:ra:b:c:k:p:s:vWh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:ra:b:c:k:p:s:vWHh")) != -1) {
 		has_n |= opt == 'n';
 		has_r |= opt == 'r';
 		err = parse_option(opt, optarg, o);
@@ -319,9 +325,12 @@ int main(int argc, char **argv)
 	close(ls.fd);
 	if (err)
 		return runtime_error(op, NULL, err);
-	if (opts.verbose)
+	if (opts.verbose || opts.hold)
 		fprintf(stderr, "drainforce: %ld rounds done\n", ls.rounds_done);
 	if (!opts.rounds)
 		printf("%ld\n", ls.rounds_done);
+	/* a process's exit drains its CPU, and ends drainstat -p: held, it does neither */
+	while (opts.hold)
+		pause();
 	return 0;
 }
