@@ -45,25 +45,30 @@ progs_gone() {
 # Output in $OUT, drainstat's pid in DS_PID. drainforce stays (-H) once its
 # rounds are done, killed at the end of the test: its exit would end drainstat.
 forced_drains() {
-	local comm=$1 wl
+	local comm=$1 wl done_fd
 	shift
+	# the rounds' end comes through a FIFO, read by a builtin: a process
+	# started or ended on CPU A meanwhile would flush its batch (no drain)
+	rm -f "$OUT.done"
+	mkfifo "$OUT.done"
+	exec {done_fd}<>"$OUT.done"
 	# shellcheck disable=SC2086 # FORCE_ARGS is a list of options
 	"$WORKLOADS/drainforce" -W -H -n "$N" ${FORCE_ARGS:-} -c "$comm" "$TMPDIR_TEST/data" \
-		2>"$OUT.wl" &
+		>"$OUT.done" &
 	wl=$!
-	wait_comm $wl "$comm" || return 1
+	wait_comm $wl "$comm" || { exec {done_fd}<&-; return 1; }
 	# on CPU B: drainstat's own page faults fill a CPU's LRU batch, and on CPU A
 	# that would flush the workload's folios before the round's drain
 	taskset -c 1 "$DRAINSTAT" -v "$@" -p $wl >"$OUT" 2>"$OUT.err" &
 	DS_PID=$!
 	wait_attached "$OUT.err"
 	kill -USR1 $wl
-	for _ in $(seq 600); do
-		grep -q ' rounds done$' "$OUT.wl" && return 0
-		kill -0 $wl 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "drainforce did not finish its rounds: $(cat "$OUT.wl")" >&2
+	if read -r -t 120 _ <&"$done_fd"; then
+		exec {done_fd}<&-
+		return 0
+	fi
+	exec {done_fd}<&-
+	echo "drainforce did not finish its rounds" >&2
 	return 1
 }
 

@@ -76,7 +76,7 @@ static void usage(FILE *f)
 		   "  -p PAGES   uncached pages read per round, 1 to 14 (default 4)\n"
 		   "  -s MS      sleep MS milliseconds after setup, before round 1\n"
 		   "  -W         after setup, wait for SIGUSR1 before round 1 (after any -s)\n"
-		   "  -H         after the rounds, say so on stderr and stay until killed:\n"
+		   "  -H         after the rounds, print their count and stay until killed:\n"
 		   "             a tracer of its PID goes on\n"
 		   "  -v         describe setup and result on stderr\n"
 		   "  -h         show this help\n"
@@ -325,10 +325,11 @@ int main(int argc, char **argv)
 	close(ls.fd);
 	if (err)
 		return runtime_error(op, NULL, err);
-	if (opts.verbose || opts.hold)
+	if (opts.verbose)
 		fprintf(stderr, "drainforce: %ld rounds done\n", ls.rounds_done);
-	if (!opts.rounds)
+	if (!opts.rounds || opts.hold)
 		printf("%ld\n", ls.rounds_done);
+	fflush(stdout);
 	/* a process's exit drains its CPU, and ends drainstat -p: held, it does neither */
 	while (opts.hold)
 		pause();
