@@ -76,7 +76,8 @@ stuck_run() {
 	# a fair server that served CFS under the last spin runs on in its 1 s
 	# period and would cut this spin's hold short: let the period end
 	sleep 1.5
-	"$STUCKDRAIN" -W -m -t "$SPIN_MS" -a 1 -b 0 -c sd-dropper -S sd-spin -w sd-waiter \
+	# -H: it stays once done, so that -p's end of the run is not its exit
+	"$STUCKDRAIN" -W -m -H -t "$SPIN_MS" -a 1 -b 0 -c sd-dropper -S sd-spin -w sd-waiter \
 		"$STUCK_DATA" >"$out.wl" 2>&1 &
 	wl=$!
 	wait_comm $wl sd-dropper || return 1
@@ -86,7 +87,8 @@ stuck_run() {
 	# or two under TCG), then the export, if any, is written a first time
 	wait_attached "$out.err" "${READY:-^drainstat: [0-9]* symbols from }" || return 1
 	if [ -n "${POLL:-}" ]; then
-		$POLL $wl &
+		rm -f "$out.wl.done"
+		$POLL "$out.wl.done" &
 		poller=$!
 	fi
 	kill -USR1 $wl
@@ -96,12 +98,18 @@ stuck_run() {
 		kill -INT "$DS_PID"
 		wait_drainstat
 	fi
-	wait $wl
-	[ -n "$poller" ] && wait $poller
+	stuck_wait_held "$out.wl"
+	if [ -n "$poller" ]; then
+		: >"$out.wl.done"
+		wait $poller
+	fi
 	if [ -z "${STOP_AFTER_MS:-}" ]; then
-		# -p: the workload's exit ends the run, with its final report
+		sleep 0.5
+		kill -INT "$DS_PID"
 		wait_drainstat
 	fi
+	kill -KILL $wl
+	wait $wl 2>/dev/null
 	# the facts as shell variables: PID, DROPPER, SPINNER, WAITER, WAIT_MS
 	PID=$(sed -n 's/^pid //p' "$out.wl")
 	DROPPER=$(awk '$1 == "dropper_tid" { print $2 }' "$out.wl")
@@ -137,6 +145,20 @@ drain_has_work() {
 stuck_show() {
 	echo "    the workload: $(tr '\n' ' ' <"$1.wl")"
 	grep -e "$2" "$1" | cut -c1-600 | head -n 12 | sed 's/^/    /'
+}
+
+# stuck_wait_held WL: until stuckdrain -H says "held" in WL (up to 60 s), read
+# by builtins, as the poller does
+stuck_wait_held() {
+	local i line nap
+	exec {nap}<> <(:)
+	for ((i = 0; i < 1200; i++)); do
+		while IFS= read -r line; do
+			[ "$line" = held ] && return 0
+		done <"$1"
+		read -r -t 0.05 -u "$nap" _ || :
+	done
+	return 1
 }
 
 # The truth: the workload's drain was held long enough to be seen stuck.
@@ -245,13 +267,13 @@ stuck_check_json() {
 		"$(grep -c "^{\"event\":\"slow_drain\",\"time\":\"[^\"]*\",\"pid\":$PID,\"tid\":$DROPPER,\"comm\":\"sd-dropper\",\"caller_cpu\":0,.*{\"cpu\":1," "$out")" 1
 }
 
-# The export, copied every 50 ms while the workload PID runs (POLL=stuck_poll_export).
+# The export, copied every 50 ms until the file FLAG exists (POLL=stuck_poll_export FLAG).
 # Builtins only: a VM's spinning vCPU slows the others, and a cp and a sleep a
 # copy took seconds on the isolated 6.1 (a poll missed the drain held).
 stuck_poll_export() {
 	local i=0 data nap
 	exec {nap}<> <(:)
-	while kill -0 "$1" 2>/dev/null; do
+	while [ ! -e "$1" ]; do
 		i=$((i + 1))
 		if [ -f "$STUCK_PROM" ]; then
 			{ read -r -d '' data || :; } <"$STUCK_PROM"

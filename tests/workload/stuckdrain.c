@@ -69,6 +69,7 @@ struct options {
 	long wait_delay_ms;
 	bool second_file; /* -m: FILE.2 and the waiter */
 	bool wait_usr1;	  /* -W: wait for SIGUSR1 after setup */
+	bool hold;	  /* -H: after the facts, stay until SIGINT/SIGTERM */
 	bool verbose;
 	const char *path;
 };
@@ -113,6 +114,8 @@ static void usage(FILE *f)
 		"  -d WAIT_DELAY_MS  the waiter's call starts WAIT_DELAY_MS after the dropper's\n"
 		"                    (default 200)\n"
 		"  -W                after setup, wait for SIGUSR1 before the spinner starts\n"
+		"  -H                after the facts, print \"held\" on stderr and stay until\n"
+		"                    SIGINT or SIGTERM: a tracer of its PID goes on\n"
 		"  -v                describe setup and result on stderr\n"
 		"  -h                show this help\n"
 		"The drain is held only with RT throttling off: kernel.sched_rt_runtime_us=-1\n"
@@ -160,6 +163,9 @@ static int parse_flag(int opt, struct options *o)
 	case 'W':
 		o->wait_usr1 = true;
 		return 0;
+	case 'H':
+		o->hold = true;
+		return 0;
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -185,7 +191,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			      .spin_ms = 2000,
 			      .wait_delay_ms = 200};
 	opterr = 0;
-	while ((opt = getopt(argc, argv, "a:b:c:S:w:p:P:t:d:mWvh")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:c:S:w:p:P:t:d:mWHvh")) != -1) {
 		err = parse_flag(opt, o);
 		if (err == -ENOENT)
 			err = parse_option(opt, optarg, o);
@@ -590,5 +596,10 @@ int main(int argc, char **argv)
 	print_facts(&r);
 	if (opts.verbose)
 		describe(&r);
+	fflush(stdout);
+	if (opts.hold)
+		fprintf(stderr, "held\n");
+	while (opts.hold && !stop_requested)
+		pause();
 	return 0;
 }
