@@ -68,7 +68,6 @@ struct session {
 	struct model_info info;
 	struct prom_memory *prom_memory; /* --prom: what the exports before said */
 	struct export *export;		 /* --prom */
-	struct export_why export_why;	 /* why export__open() failed */
 	char *prom_shown;		 /* --prom's path, escaped for messages */
 	int export_err;			 /* the failure the last export said, 0 */
 	int pidfd;			 /* -p: readable once the process has exited; -1 */
@@ -415,33 +414,30 @@ static bool has_exited(int pidfd)
 static int check_pid(struct session *s)
 {
 	pid_t pid = s->opts->pid;
-	int tgid;
+	int tgid, open_err;
 
 	if (!pid)
 		return EXIT_OK;
+	/* the pidfd first: the process it holds is the one checked after */
 	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (s->pidfd < 0 && probe__short_of_resources(-errno))
-		return resource_error(s, -errno);
-	if (s->pidfd < 0 && errno == ESRCH)
+	open_err = s->pidfd < 0 ? -errno : 0;
+	if (probe__short_of_resources(open_err))
+		return resource_error(s, open_err);
+	if (open_err == -ESRCH)
 		return fail(EXIT_NO_PROCESS, "no process with PID %d", pid);
-	if (s->pidfd < 0 && errno == EINVAL) {
-		tgid = process_of(pid);
-		if (tgid > 0 && tgid != pid)
-			return fail(EXIT_NO_PROCESS, "%d is a thread of process %d: use -p %d", pid,
-				    tgid, tgid);
-	}
-	if (s->pidfd < 0)
-		note(s, "no pidfd for process %d (%s): its exit will not end the run", pid,
-		     strerror(errno));
 	tgid = process_of(pid);
 	if (probe__short_of_resources(tgid))
 		return resource_error(s, tgid);
+	/* a thread's ID: pidfd_open() says EINVAL, the status names its process */
+	if (tgid > 0 && tgid != pid)
+		return fail(EXIT_NO_PROCESS, "%d is a thread of process %d: use -p %d", pid, tgid,
+			    tgid);
 	if (tgid < 0 || has_exited(s->pidfd))
 		return fail(EXIT_NO_PROCESS, "process %d has exited%s: nothing to trace", pid,
 			    tgid < 0 ? "" : " (a zombie, not yet reaped)");
-	if (tgid != pid)
-		return fail(EXIT_NO_PROCESS, "%d is a thread of process %d: use -p %d", pid, tgid,
-			    tgid);
+	if (open_err)
+		note(s, "no pidfd for process %d (%s): its exit will not end the run", pid,
+		     strerror(-open_err));
 	return EXIT_OK;
 }
 
@@ -496,17 +492,19 @@ static void *scan_symbols(void *arg)
 	return NULL;
 }
 
+/* The scan thread's stack (see start_symbol_scan()). */
+#define SCAN_STACK_SIZE (256 << 10)
+
 /*
  * The addresses setup needs, from a scan that stops once they are found: the
  * full symbol table, for stacks, is read after the programs are attached. The
  * kernel spends 10-15 ms producing the lines up to them, so the scan runs in a
  * thread of its own, beside the BTF lookup and libbpf's load, which do not
  * need them in tracepoint mode (see symbols_ready()). The thread takes no
- * signals. Without a thread it runs here.
+ * signals. Without a thread it runs here. Its stack has a size of its own, not
+ * RLIMIT_STACK's (glibc's default for threads): a small ulimit -s is no limit
+ * on it.
  */
-/* The scan thread's stack: its own size, not RLIMIT_STACK's (glibc's default for threads). */
-#define SCAN_STACK_SIZE (256 << 10)
-
 static void start_symbol_scan(struct session *s)
 {
 	pthread_attr_t attr;
@@ -1005,9 +1003,9 @@ static __u64 next_report(__u64 next, __u64 interval)
 /*
  * Reports until COUNT, -d, a signal or the traced process's exit; always ends
  * with what was not reported yet. SIGHUP reports at once (the interval so far,
- * or the export) and keeps the schedule; it does not count towards COUNT.
+ * or the export) and keeps the schedule; it does not count towards COUNT. Not
+ * inlined: its snapshots would take stack in session__run() during setup too.
  */
-/* Not inlined: its snapshots would take stack in session__run() during setup too. */
 static __attribute__((noinline)) int trace_loop(struct session *s)
 {
 	const struct options *o = s->opts;
@@ -1056,6 +1054,7 @@ static __attribute__((noinline)) int trace_loop(struct session *s)
 static __attribute__((noinline)) int start_export(struct session *s)
 {
 	struct snapshot empty = {.taken_ns = now_ns()};
+	struct export_why why;
 	char msg[512];
 	struct model m;
 	int err, n;
@@ -1066,9 +1065,9 @@ static __attribute__((noinline)) int start_export(struct session *s)
 	s->prom_memory = prom_memory__new();
 	if (!s->prom_memory || !s->prom_shown)
 		return fail(EXIT_RUNTIME, "cannot start the export: %s", strerror(ENOMEM));
-	err = export__open(s->opts->prom_path, &s->export, &s->export_why);
+	err = export__open(s->opts->prom_path, &s->export, &why);
 	if (err) {
-		export__describe(s->prom_shown, err, &s->export_why, msg, sizeof(msg));
+		export__describe(s->prom_shown, err, &why, msg, sizeof(msg));
 		return fail(EXIT_EXPORT, "%s", msg);
 	}
 	err = model__build(&empty, NULL, empty.taken_ns, s->ksyms, &s->info, &m);
