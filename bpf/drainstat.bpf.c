@@ -496,14 +496,23 @@ static __always_inline bool task_selected(__u64 pid_tgid)
 /* -C: only works to these CPUs. */
 static __always_inline bool victim_selected(int cpu)
 {
-	__u32 c;
+	__u32 c, word;
 
 	if (!filter_victims)
 		return true;
 	c = (__u32)cpu;
 	if (cpu < 0 || c >= DRAINSTAT_MAX_CPUS)
 		return false;
-	return victim_cpus[c / 64] & (1ULL << (c % 64));
+	/*
+	 * The mask bounds the index for the verifier: 6.1's does not carry the
+	 * 32-bit compare above over to the 64-bit shift that makes the offset
+	 * (an fentry argument's upper half is unknown to it), and refused the
+	 * load. The barrier keeps clang from dropping the mask as redundant.
+	 */
+	word = c / 64;
+	barrier_var(word);
+	word &= DRAINSTAT_MAX_CPUS / 64 - 1;
+	return victim_cpus[word] & (1ULL << (c % 64));
 }
 
 /* A work queued by a drain seen at entry: the first one ends the lock phase. */

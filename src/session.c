@@ -724,12 +724,15 @@ static int start_tracer(struct session *s)
 		return s->symbols_code;
 	if (probe__short_of_resources(err))
 		return resource_error(s, err);
+	if (err && s->opts->mode == MODE_AUTO)
+		return fail(EXIT_BPF,
+			    "cannot %s the BPF programs in any mode (tracepoint, the last tried: "
+			    "%s; -vv shows libbpf's log)",
+			    step_name(step), strerror(-err));
 	if (err)
-		return fail(
-		    EXIT_BPF, "cannot %s the BPF programs in %s mode: %s (-vv shows libbpf's log)",
-		    step_name(step),
-		    tracer__mode_name(s->opts->mode == MODE_AUTO ? MODE_TRACEPOINT : s->opts->mode),
-		    strerror(-err));
+		return fail(EXIT_BPF,
+			    "cannot %s the BPF programs in %s mode: %s (-vv shows libbpf's log)",
+			    step_name(step), tracer__mode_name(s->opts->mode), strerror(-err));
 	return EXIT_OK;
 }
 

@@ -9,18 +9,46 @@ WORKLOADS=${WORKLOADS:-$PWD/build/tests}
 TMPDIR_TEST=$(mktemp -d /var/tmp/drainstat-test.XXXXXX)
 trap 'cleanup_test' EXIT
 
+# DRAINSTAT_MODE=full|kprobe|tracepoint: every run in that mode (tests/debvm
+# runs the suite once per mode), through a wrapper that any user may run (the
+# tests drop privileges); unset, drainstat picks the mode itself. A test never
+# assumes the mode: it reads it from drainstat's first line (check_mode).
+# DS: drainstat itself with the mode's option, for the tests that measure the
+# process (its fds, its memory): no shell between.
+DS=("$DRAINSTAT" ${DRAINSTAT_MODE:+"--mode=$DRAINSTAT_MODE"})
+if [ -n "${DRAINSTAT_MODE:-}" ]; then
+	DRAINSTAT_WRAPPER=$(mktemp /tmp/drainstat-mode.XXXXXX)
+	printf '#!/bin/sh\nexec %q --mode=%s "$@"\n' "$DRAINSTAT" "$DRAINSTAT_MODE" >"$DRAINSTAT_WRAPPER"
+	chmod 0755 "$DRAINSTAT_WRAPPER"
+	DRAINSTAT=$DRAINSTAT_WRAPPER
+fi
+
 cleanup_test() {
 	local p
 	for p in $(jobs -p); do
 		kill -KILL "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
+	[ -z "${DRAINSTAT_WRAPPER:-}" ] || rm -f "$DRAINSTAT_WRAPPER"
 	# DRAINSTAT_KEEP=1: the outputs stay, for a failure to be read
 	if [ -n "${DRAINSTAT_KEEP:-}" ]; then
 		echo "kept $TMPDIR_TEST" >&2
 	else
 		rm -rf "$TMPDIR_TEST"
 	fi
+}
+
+# check_mode FILE: the report's first line states a mode, the one asked for
+# when DRAINSTAT_MODE is set.
+check_mode() {
+	local mode
+	mode=$(mode_of "$1")
+	case $mode in
+	full | kprobe | tracepoint)
+		expect_eq "report states the mode" "$mode" "${DRAINSTAT_MODE:-$mode}"
+		;;
+	*) fail "report states the mode" "first line: $(head -n 1 "$1")" ;;
+	esac
 }
 
 # The ids of the loaded drainstat programs, one per line, sorted.
@@ -40,12 +68,23 @@ progs_gone() {
 	[ -z "$(comm -12 <(echo "$1") <(prog_ids))" ]
 }
 
+# prom_arg ARGS...: the FILE of --prom FILE or --prom=FILE in ARGS, or nothing.
+prom_arg() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--prom) echo "$2" && return ;;
+		--prom=*) echo "${1#--prom=}" && return ;;
+		esac
+		shift
+	done
+}
+
 # forced_drains COMM ARGS...: drainstat -v ARGS -p <drainforce> around N forced
 # drains under COMM (FORCE_ARGS: more drainforce options, such as -k K).
 # Output in $OUT, drainstat's pid in DS_PID. drainforce stays (-H) once its
 # rounds are done, killed at the end of the test: its exit would end drainstat.
 forced_drains() {
-	local comm=$1 wl done_fd
+	local comm=$1 wl done_fd prom
 	shift
 	# the rounds' end comes through a FIFO, read by a builtin: a process
 	# started or ended on CPU A meanwhile would flush its batch (no drain)
@@ -61,7 +100,11 @@ forced_drains() {
 	# that would flush the workload's folios before the round's drain
 	taskset -c 1 "$DRAINSTAT" -v "$@" -p $wl >"$OUT" 2>"$OUT.err" &
 	DS_PID=$!
-	wait_attached "$OUT.err"
+	# setup done: its last step reads the symbols (seconds under TCG), then
+	# the export, if any, is written a first time
+	wait_attached "$OUT.err" '^drainstat: [0-9]* symbols from '
+	prom=$(prom_arg "$@")
+	[ -z "$prom" ] || wait_until 30 test -e "$prom"
 	kill -USR1 $wl
 	if read -r -t 120 _ <&"$done_fd"; then
 		exec {done_fd}<&-

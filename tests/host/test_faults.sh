@@ -97,32 +97,43 @@ check "--prom beside a planted temp symlink: its target untouched" \
 # a full filesystem: at start, exit 74; in flight, one message until it works
 # again, the previous export stays whole and the run goes on; a final export
 # that fails ends the run with 74
+# (room for two exports, the file and its next temp file, once the filler
+# goes: an export is some 10 KB, more where the mode sees more)
 mkdir "$TMPDIR_TEST/full"
-mount -t tmpfs -o size=16k none "$TMPDIR_TEST/full"
-head -c 16384 /dev/zero >"$TMPDIR_TEST/full/filler" 2>/dev/null
+mount -t tmpfs -o size=256k none "$TMPDIR_TEST/full"
+fill() { head -c 1048576 /dev/zero >"$TMPDIR_TEST/full/filler" 2>/dev/null; }
+fill
 expect_fail 74 "--prom on a full filesystem: exit 74" \
 	"$DRAINSTAT" --prom "$TMPDIR_TEST/full/x.prom" -d 1
 rm "$TMPDIR_TEST/full/filler"
-"$DRAINSTAT" --prom "$TMPDIR_TEST/full/x.prom" 0.1 -d 3 >/dev/null 2>"$TMPDIR_TEST/full.err" &
+"$DRAINSTAT" --prom "$TMPDIR_TEST/full/x.prom" 0.1 >/dev/null 2>"$TMPDIR_TEST/full.err" &
 FULL=$!
-sleep 0.5
-head -c 16384 /dev/zero >"$TMPDIR_TEST/full/filler" 2>/dev/null
-sleep 0.8
+# each step waits for what drainstat says, not for a time: a slow start (full
+# mode in a VM) would otherwise meet a full filesystem already
+wait_until 30 test -s "$TMPDIR_TEST/full/x.prom"
+fill
+wait_until 10 grep -q 'No space left on device' "$TMPDIR_TEST/full.err"
+sleep 0.3 # three more intervals, each failing
 check "filesystem full in flight: the export left is whole" \
 	bash -c "promtool check metrics <'$TMPDIR_TEST/full/x.prom' >/dev/null 2>&1"
 check "filesystem full in flight: no temp file left" \
 	bash -c "[ \$(ls -A '$TMPDIR_TEST/full' | wc -l) -eq 2 ]"
 rm "$TMPDIR_TEST/full/filler"
+wait_until 10 grep -q 'x.prom written again$' "$TMPDIR_TEST/full.err"
+kill -INT $FULL
 wait $FULL
 expect_eq "filesystem full in flight, then freed: exit 0" $? 0
 expect_eq "filesystem full in flight: said once" \
 	"$(grep -c 'No space left on device (the previous export stays' "$TMPDIR_TEST/full.err")" 1
 check "filesystem full in flight: said when it works again" \
 	grep -q 'x.prom written again$' "$TMPDIR_TEST/full.err"
-"$DRAINSTAT" --prom "$TMPDIR_TEST/full/x.prom" 0.1 -d 1 >/dev/null 2>"$TMPDIR_TEST/full.err" &
+rm "$TMPDIR_TEST/full/x.prom"
+"$DRAINSTAT" --prom "$TMPDIR_TEST/full/x.prom" 0.1 >/dev/null 2>"$TMPDIR_TEST/full.err" &
 FULL=$!
-sleep 0.5
-head -c 16384 /dev/zero >"$TMPDIR_TEST/full/filler" 2>/dev/null
+wait_until 30 test -s "$TMPDIR_TEST/full/x.prom"
+fill
+wait_until 10 grep -q 'No space left on device' "$TMPDIR_TEST/full.err"
+kill -INT $FULL
 wait $FULL
 expect_eq "filesystem full to the end: the final export failed, exit 74" $? 74
 check "filesystem full to the end: said so" \

@@ -75,43 +75,43 @@ NOFILE_MSG='too few file descriptors \(ulimit -n %s\): drainstat needs at least 
 # shellcheck disable=SC2059 # the format is ours
 nofile_msg() { printf "$NOFILE_MSG" "$1"; }
 expect_limit 1 "ulimit -n 16: exit 1, the fds named" "$(nofile_msg 16)" \
-	with_nofile 16 "$DRAINSTAT" -d 0.5
+	with_nofile 16 "${DS[@]}" -d 0.5
 NEED=$(fds_needed)
 expect_range "ulimit -n 16: the need named is above the limit" "$NEED" 17 1024
 for n in 8 32 64; do
 	if [ "$n" -lt "${NEED:-1024}" ]; then
 		expect_limit 1 "ulimit -n $n: exit 1, the fds named" "$(nofile_msg "$n")" \
-			with_nofile "$n" "$DRAINSTAT" -d 0.5
+			with_nofile "$n" "${DS[@]}" -d 0.5
 	else
-		expect_run "ulimit -n $n: enough here" with_nofile "$n" "$DRAINSTAT" -d 0.5
+		expect_run "ulimit -n $n: enough here" with_nofile "$n" "${DS[@]}" -d 0.5
 	fi
 done
 expect_run "ulimit -n at the need named ($NEED): a run goes through" \
-	with_nofile "${NEED:-0}" "$DRAINSTAT" -d 0.5
+	with_nofile "${NEED:-0}" "${DS[@]}" -d 0.5
 # -T keeps its ring buffer open, --prom its export and a temp file while it writes
 PROM=$TMPDIR_TEST/limits.prom
 expect_limit 1 "ulimit -n 16, -T --prom: the need named" "$(nofile_msg 16)" \
-	with_nofile 16 "$DRAINSTAT" -T 1ms --prom "$PROM" -d 0.5
+	with_nofile 16 "${DS[@]}" -T 1ms --prom "$PROM" -d 0.5
 NEED_MORE=$(fds_needed)
 expect_range "-T --prom need more fds" "$NEED_MORE" $((${NEED:-1024} + 1)) 1024
 expect_run "ulimit -n at the need named for -T --prom ($NEED_MORE): a run goes through" \
-	with_nofile "${NEED_MORE:-0}" "$DRAINSTAT" -T 1ms --prom "$PROM" 0.2 -d 0.5
-expect_run "ulimit -n 1024: a run goes through" with_nofile 1024 "$DRAINSTAT" -d 0.5
+	with_nofile "${NEED_MORE:-0}" "${DS[@]}" -T 1ms --prom "$PROM" 0.2 -d 0.5
+expect_run "ulimit -n 1024: a run goes through" with_nofile 1024 "${DS[@]}" -d 0.5
 
 # Too little address space: libbpf's parse of the kernel's BTF ran short, and
 # libbpf says ESRCH ("No such process") for every failure to parse it.
 for kb in 8000 16000; do
 	expect_limit 1 "ulimit -v $kb: exit 1, the limit named" \
 		"not enough memory \(ulimit -v $kb\): raise the limit" \
-		with_as "$kb" "$DRAINSTAT" -d 0.5
+		with_as "$kb" "${DS[@]}" -d 0.5
 done
-expect_run "ulimit -v 1000000: a run goes through" with_as 1000000 "$DRAINSTAT" -d 0.5
+expect_run "ulimit -v 1000000: a run goes through" with_as 1000000 "${DS[@]}" -d 0.5
 
 # kernel.kptr_restrict=2 hides kernel addresses from root too: not a matter of privileges
 sysctl -qw kernel.kptr_restrict=2
 expect_limit 72 "kernel.kptr_restrict=2: exit 72, the sysctl named" \
 	"kernel addresses in /proc/kallsyms are hidden even from root \(kernel.kptr_restrict=2\): set kernel.kptr_restrict to 0 or 1" \
-	timeout -s KILL 30 "$DRAINSTAT" -d 0.5
+	timeout -s KILL 30 "${DS[@]}" -d 0.5
 sysctl -qw kernel.kptr_restrict="$KPTR"
 expect_eq "kernel.kptr_restrict restored" "$(sysctl -n kernel.kptr_restrict)" "$KPTR"
 
@@ -147,15 +147,15 @@ in_memcg() {
 MEMCG_MSG='not enough memory \(memory cgroup limit [0-9.]+ MB, [0-9.]+ MB of it free\): drainstat needs about [0-9.]+ MB free'
 for limit in 8M 16M 32M; do
 	expect_limit 1 "memory cgroup limit $limit: exit 1 (not 137), the limit named" "$MEMCG_MSG" \
-		in_memcg "$limit" "$DRAINSTAT" -d 0.5
+		in_memcg "$limit" "${DS[@]}" -d 0.5
 	expect_eq "memory cgroup limit $limit: no OOM kill" "$OOM_KILLS" 0
 done
 # the need the last message named, and what the cgroup holds at the check (1.5 MB)
 LIMIT_MB=$(sed -n 's/.*needs about \([0-9]*\)\.[0-9] MB free$/\1/p' <<<"$ERR")
 LIMIT_MB=$((${LIMIT_MB:-1024} + 3))
 expect_run "memory cgroup limit at the need named (${LIMIT_MB}M): a run goes through" \
-	in_memcg "${LIMIT_MB}M" "$DRAINSTAT" -d 0.5
+	in_memcg "${LIMIT_MB}M" "${DS[@]}" -d 0.5
 expect_eq "memory cgroup limit ${LIMIT_MB}M: no OOM kill" "$OOM_KILLS" 0
-expect_run "memory cgroup limit 256M: a run goes through" in_memcg 256M "$DRAINSTAT" -d 0.5
+expect_run "memory cgroup limit 256M: a run goes through" in_memcg 256M "${DS[@]}" -d 0.5
 expect_eq "memory cgroup limit 256M: no OOM kill" "$OOM_KILLS" 0
 exit 0

@@ -59,6 +59,10 @@ cpu_field() {
 	awk -v c="$2" -v n="$3" 'f && $1 == c { print $n; exit } /^CPU/ { f = 1 }' "$1"
 }
 
+# cpu_works_but FILE CPU: the works of every CPU row but CPU's, summed.
+cpu_works_but() {
+	awk -v c="$2" 'f && /^[0-9]/ && $1 != c { n += $2 } /^CPU/ { f = 1 } END { print n + 0 }' "$1"
+}
 
 # mode_of FILE: the mode named by the report's first line.
 mode_of() {
@@ -113,6 +117,18 @@ wait_comm() {
 wait_attached() {
 	for _ in $(seq 300); do
 		grep -q "${2:-^drainstat: mode }" "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# wait_until SECONDS CMD...: runs CMD every 0.1 s until it succeeds (0) or
+# SECONDS have passed (1).
+wait_until() {
+	local i tries=$(($1 * 10))
+	shift
+	for i in $(seq "$tries"); do
+		"$@" && return 0
 		sleep 0.1
 	done
 	return 1

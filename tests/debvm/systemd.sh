@@ -1,0 +1,158 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The systemd unit under systemd, in the Debian 12 system VM (tests/debvm/run),
+# from the payload's copy of the source tree: drainstat's .deb installed (make
+# deb), the unit enabled and started, Debian's node_exporter serving the
+# export from its textfile directory and Debian's Prometheus scraping it with
+# dist/'s alerting rules loaded. Truth: drainforce's N forced drains.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/lib/common.sh
+
+DEB=$(ls build/deb/drainstat_*_amd64.deb 2>/dev/null | head -n 1)
+EXPORT=/var/lib/prometheus/node-exporter/drainstat.prom
+PROM=http://127.0.0.1:9090
+N=100
+COMM=dsunit$$
+COMM=${COMM:0:15}
+SITE='drainstat_drains_total{site="generic_fadvise"}'
+
+# query EXPR: the value of a PromQL expression now (one series), or "".
+query() {
+	curl -sf --data-urlencode "query=$1" "$PROM/api/v1/query" |
+		jq -r '.data.result[0].value[1] // empty'
+}
+
+# alert_state NAME: "firing", "pending" or "" (inactive).
+alert_state() {
+	curl -sf "$PROM/api/v1/alerts" |
+		jq -r --arg n "$1" '[.data.alerts[] | select(.labels.alertname == $n) | .state][0] // empty'
+}
+
+drainstat_progs() { bpftool prog list 2>/dev/null | grep -c ' name drainstat_'; }
+
+if [ -z "$DEB" ]; then
+	fail "systemd: the .deb" "no build/deb/drainstat_*_amd64.deb in the payload (make deb)"
+	exit 1
+fi
+
+# ---- the package: installed, the unit neither enabled nor started
+dpkg -i "$DEB" >/tmp/dpkg.log 2>&1
+expect_eq "dpkg -i $(basename "$DEB"): exit 0" $? 0
+expect_eq "the package leaves the unit disabled" "$(systemctl is-enabled drainstat.service 2>&1)" disabled
+expect_eq "the package does not start the unit" "$(systemctl is-active drainstat.service 2>&1)" inactive
+check "man drainstat: the page is installed" test -s /usr/share/man/man8/drainstat.8.gz
+
+# ---- Prometheus: node_exporter scraped every second, the rules evaluated every
+# second: dist/'s as shipped, and one that fires on this test's workload
+RULES=/usr/share/doc/drainstat/examples/drainstat.rules.yml
+cp "$RULES" /etc/prometheus/drainstat.rules.yml
+# (the workload's rule is written once the count before it is known)
+echo 'groups: []' >/etc/prometheus/drainstat-test.rules.yml
+cat >/etc/prometheus/prometheus.yml <<'EOF'
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files:
+  - /etc/prometheus/drainstat.rules.yml
+  - /etc/prometheus/drainstat-test.rules.yml
+scrape_configs:
+  - job_name: node
+    static_configs:
+      - targets: ['localhost:9100']
+EOF
+systemctl restart prometheus prometheus-node-exporter
+wait_until 60 curl -sf "$PROM/-/ready" -o /dev/null
+check "prometheus: ready" curl -sf "$PROM/-/ready" -o /dev/null
+RULES_SHIPPED=$(grep -c '^ *- alert:' "$RULES")
+wait_until 30 test "$(curl -sf "$PROM/api/v1/rules" | jq '[.data.groups[] | select(.name == "drainstat") | .rules[]] | length')" = "$RULES_SHIPPED"
+expect_eq "prometheus: dist/'s rules loaded, each healthy" \
+	"$(curl -sf "$PROM/api/v1/rules" | jq '[.data.groups[] | select(.name == "drainstat") | .rules[] | select(.health == "ok")] | length')" \
+	"$RULES_SHIPPED"
+
+# ---- the unit, enabled and started
+systemctl enable --now drainstat.service >/tmp/enable.log 2>&1
+expect_eq "systemctl enable --now drainstat: exit 0" $? 0
+wait_until 60 test -s "$EXPORT"
+check "the unit writes $EXPORT" test -s "$EXPORT"
+expect_eq "the unit runs" "$(systemctl is-active drainstat.service)" active
+check "the export passes promtool" bash -c "promtool check metrics <$EXPORT"
+MODE=$(sed -n 's/^drainstat_info{.*mode="\([a-z]*\)".*/\1/p' "$EXPORT")
+echo "systemd: the unit runs drainstat in $MODE mode"
+check "the unit's drainstat runs in a mode" test -n "$MODE"
+wait_until 30 test -n "$(query drainstat_info)"
+expect_eq "prometheus: drainstat_info scraped" "$(query drainstat_info)" 1
+wait_until 10 test "$(alert_state DrainstatDown)" = ""
+expect_eq "alert DrainstatDown: inactive while the unit runs" "$(alert_state DrainstatDown)" ""
+
+# the live sandbox, as systemd judges the running unit
+systemd-analyze security drainstat.service >/tmp/security 2>&1
+score=$(sed -n 's/.*Overall exposure level for drainstat.service: \([0-9.]*\) .*/\1/p' /tmp/security)
+echo "systemd-analyze security (the running unit): exposure $score"
+check "systemd-analyze security, live: exposure <= 3.0" \
+	awk -v s="$score" 'BEGIN { exit !(s != "" && s <= 3.0) }'
+check "security, live: no CAP_SYS_ADMIN" grep -q '^✓ CapabilityBoundingSet=~CAP_SYS_ADMIN' /tmp/security
+check "security, live: no network" grep -q '^✓ PrivateNetwork=' /tmp/security
+check "security, live: system read-only" grep -q '^✓ ProtectSystem=' /tmp/security
+PID=$(systemctl show -p MainPID --value drainstat.service)
+expect_eq "the process has only CAP_BPF, CAP_PERFMON and CAP_SYSLOG" \
+	"$(grep '^CapEff:' /proc/"$PID"/status | awk '{ print $2 }')" \
+	"$(printf '%016x' $(((1 << 39) | (1 << 38) | (1 << 34))))"
+
+# ---- the workload: N forced drains. Its setup drains too (the cache
+# dropped, a warm-up round): the count starts once it is done (-W), exported
+# at once (reload) and scraped; the rounds start right after an export (15 s
+# apart), so that the reload's export is told from the next one.
+build/tests/drainforce -W -n $N -c "$COMM" /var/tmp/drainstat-unit.data >/tmp/drainforce.log 2>&1 &
+WL=$!
+wait_comm $WL "$COMM"
+M0=$(stat -c %.9Y "$EXPORT")
+systemctl reload drainstat.service
+wait_until 5 test "$(stat -c %.9Y "$EXPORT")" != "$M0"
+BEFORE=$(prom_value "$EXPORT" "$SITE")
+BEFORE=${BEFORE:-0}
+wait_until 30 test "$(query "sum($SITE) or vector(0)")" = "$BEFORE"
+expect_eq "prometheus: the export's drains before the rounds, scraped" \
+	"$(query "sum($SITE) or vector(0)")" "$BEFORE"
+# the alert: more than N/2 drains at generic_fadvise over the count before
+# (increase() would see nothing where the series starts with the workload)
+cat >/etc/prometheus/drainstat-test.rules.yml <<EOF
+groups:
+  - name: drainstat-test
+    rules:
+      - alert: DrainsDuringWorkload
+        expr: sum(${SITE}) > $((BEFORE + N / 2))
+EOF
+systemctl reload prometheus
+wait_until 30 test "$(curl -sf "$PROM/api/v1/rules" | jq '[.data.groups[] | select(.name == "drainstat-test")] | length')" = 1
+expect_eq "alert DrainsDuringWorkload: inactive before the workload" "$(alert_state DrainsDuringWorkload)" ""
+M0=$(stat -c %.9Y "$EXPORT")
+wait_until 20 test "$(stat -c %.9Y "$EXPORT")" != "$M0"
+TICK=$(date +%s)
+kill -USR1 $WL
+wait $WL
+expect_eq "drainforce: $N rounds" $? 0
+FILE_BEFORE=$(prom_value "$EXPORT" "$SITE")
+systemctl reload drainstat.service
+expect_eq "systemctl reload drainstat: exit 0" $? 0
+wait_until 5 test "$(prom_value "$EXPORT" "$SITE")" != "${FILE_BEFORE}"
+ELAPSED=$(($(date +%s) - TICK))
+echo "systemd: drainforce and the reload took $ELAPSED s after an export"
+check "systemctl reload: the export rewritten at once ($ELAPSED s < 14 s after the last)" \
+	test "$ELAPSED" -lt 14 -a "$(prom_value "$EXPORT" "$SITE")" != "${FILE_BEFORE}"
+wait_until 30 test "$(query "sum($SITE)")" = $((BEFORE + N))
+expect_eq "prometheus: $SITE went up by $N" "$(query "sum($SITE)")" $((BEFORE + N))
+wait_until 30 test "$(alert_state DrainsDuringWorkload)" = firing
+expect_eq "alert DrainsDuringWorkload (over $((N / 2)) drains more): firing" \
+	"$(alert_state DrainsDuringWorkload)" firing
+
+# ---- stop: exit 0, no BPF program left
+check "the unit's programs are loaded" test "$(drainstat_progs)" -gt 0
+systemctl stop drainstat.service
+expect_eq "systemctl stop: exit status 0" "$(systemctl show -p ExecMainStatus --value drainstat.service)" 0
+expect_eq "systemctl stop: inactive, not failed" "$(systemctl is-active drainstat.service)" inactive
+wait_until 10 test "$(drainstat_progs)" = 0
+expect_eq "systemctl stop: no BPF program left" "$(drainstat_progs)" 0
+check "systemctl stop: the last export stays, whole" bash -c "promtool check metrics <$EXPORT"
+journalctl -u drainstat.service -o cat --no-pager | tail -n 5 | sed 's/^/journal: /'
+exit 0
