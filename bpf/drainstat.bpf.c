@@ -187,13 +187,23 @@ __u32 open_drains;
 /* Slots of the sites array taken so far: may pass its size by the CPUs that raced for the last. */
 __u32 site_slots_used;
 
-static __always_inline void count(enum drainstat_counter c)
+/*
+ * Atomic although per CPU: under full preemption a program can be preempted by
+ * another on its CPU. delta may be negative: user space sums the CPUs' values
+ * modulo 2^64.
+ */
+static __always_inline void count_add(enum drainstat_counter c, __s64 delta)
 {
 	__u32 key = c;
 	__u64 *v = bpf_map_lookup_elem(&counters, &key);
 
 	if (v)
-		(*v)++;
+		__sync_fetch_and_add(v, (__u64)delta);
+}
+
+static __always_inline void count(enum drainstat_counter c)
+{
+	count_add(c, 1);
 }
 
 static __always_inline void max_update(__u64 *max, __u64 v)
@@ -695,8 +705,45 @@ static __always_inline void on_end(struct work_struct *work)
 	ws->work = 0;
 }
 
-/* Entry of lru_add_drain_all() or lru_cache_disable() (forced). */
-static __always_inline void drain_enter(void *ctx, bool forced)
+/*
+ * Full mode hooks each drain entry and exit with two programs, twins that run
+ * the same body. The kernel skips a tracing program while another run of it is
+ * on the same CPU (prog->active), and under full preemption (PREEMPT_RT,
+ * preempt=full) a run can be preempted: a task preempted inside the exit
+ * program made the next task's exit on that CPU go unseen, and its drain stay
+ * in flight for good (seen on 6.12-rt). A twin has its own guard, so a call
+ * goes unseen only when runs of both are preempted on that CPU at once.
+ *
+ * Whichever twin runs first handles the call and leaves the call's trampoline
+ * frame (ctx, the same for both twins, entry and exit) in the drain's state;
+ * the second finds it there and only takes it back. CNT_TWIN_SKIPS counts
+ * the calls only one twin saw: +1 from the first, -1 from a second.
+ * twin: false in kprobe mode (one program each; ctx unused).
+ */
+static __always_inline bool twin_second(__u64 *left, void *ctx, bool handled)
+{
+	if (*left != (__u64)ctx || !handled)
+		return false;
+	*left = 0;
+	count_add(CNT_TWIN_SKIPS, -1);
+	return true;
+}
+
+static __always_inline void twin_first(__u64 *left, void *ctx, bool twin)
+{
+	if (!twin)
+		return;
+	*left = (__u64)ctx;
+	count(CNT_TWIN_SKIPS);
+}
+
+/*
+ * Entry of lru_add_drain_all() or lru_cache_disable() (level CALL_API; forced
+ * for the latter), or of __lru_add_drain_all() (CALL_INNER): inside the API it
+ * is the same drain. An entry that finds its task still in a drain otherwise
+ * comes after an exit both twins missed: that drain ended before this one.
+ */
+static __always_inline void drain_enter(void *ctx, bool forced, __u8 level, bool twin)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
@@ -708,12 +755,18 @@ static __always_inline void drain_enter(void *ctx, bool forced)
 	d = drain_state_get(tid);
 	if (!d)
 		return;
-	if (d->in_call) {
-		d->depth++;
+	if (twin && twin_second(&d->entry_ctx, ctx, d->in_call & level))
+		return;
+	if (level == CALL_INNER && d->in_call == CALL_API) {
+		d->in_call |= CALL_INNER;
+		d->exit_ctx = 0;
+		twin_first(&d->entry_ctx, ctx, twin);
 		return;
 	}
+	if (d->in_call)
+		__sync_fetch_and_add(&open_drains, -1);
 	drain_reset(ctx, d, pid_tgid, bpf_ktime_get_ns());
-	d->in_call = 1;
+	d->in_call = level;
 	d->by_entry = 1;
 	__sync_fetch_and_add(&open_drains, 1);
 	s = site_stats_keep(&d->site, &d->site_slot);
@@ -723,19 +776,28 @@ static __always_inline void drain_enter(void *ctx, bool forced)
 			__sync_fetch_and_add(&s->forced_drains, 1);
 	}
 	d->fadvise_ns = mark_escalation(fadvise_call_of(tid));
+	twin_first(&d->entry_ctx, ctx, twin);
 }
 
-static __always_inline void drain_exit(void)
+/* The exit of a drain_enter() level: the API's ends the drain, as does an inner one alone. */
+static __always_inline void drain_exit(void *ctx, __u8 level, bool twin)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
 	struct site_stats *s;
 	__u64 now, wait;
 
-	if (!d || !d->in_call)
+	if (!d)
 		return;
-	if (d->depth) {
-		d->depth--;
+	if (!(d->in_call & level)) {
+		if (twin)
+			twin_second(&d->exit_ctx, ctx, true);
+		return;
+	}
+	d->entry_ctx = 0;
+	twin_first(&d->exit_ctx, ctx, twin);
+	if (level == CALL_INNER && (d->in_call & CALL_API)) {
+		d->in_call &= ~CALL_INNER;
 		return;
 	}
 	d->in_call = 0;
@@ -902,47 +964,29 @@ int drainstat_fadvise_exit(struct trace_event_raw_sys_exit *ctx)
  * where it has a symbol __lru_add_drain_all(), which generic_fadvise() calls
  * directly since 6.18 (elsewhere it is inlined). User space picks the set.
  */
-SEC("fentry/__lru_add_drain_all")
-int BPF_PROG(drainstat_fentry_drain, bool force_all_cpus)
-{
-	drain_enter(ctx, force_all_cpus);
-	return 0;
-}
+/* A drain hook's twins (see twin_second()): two programs, one body. */
+#define TWINS(sec, name, body)                                                                     \
+	SEC(sec) int name(unsigned long long *ctx)                                                 \
+	{                                                                                          \
+		body;                                                                              \
+		return 0;                                                                          \
+	}                                                                                          \
+	SEC(sec) int name##_twin(unsigned long long *ctx)                                          \
+	{                                                                                          \
+		body;                                                                              \
+		return 0;                                                                          \
+	}
 
-SEC("fexit/__lru_add_drain_all")
-int BPF_PROG(drainstat_fexit_drain)
-{
-	drain_exit();
-	return 0;
-}
-
-SEC("fentry/lru_add_drain_all")
-int BPF_PROG(drainstat_fentry_drain_all)
-{
-	drain_enter(ctx, false);
-	return 0;
-}
-
-SEC("fexit/lru_add_drain_all")
-int BPF_PROG(drainstat_fexit_drain_all)
-{
-	drain_exit();
-	return 0;
-}
-
-SEC("fentry/lru_cache_disable")
-int BPF_PROG(drainstat_fentry_cache_disable)
-{
-	drain_enter(ctx, true);
-	return 0;
-}
-
-SEC("fexit/lru_cache_disable")
-int BPF_PROG(drainstat_fexit_cache_disable)
-{
-	drain_exit();
-	return 0;
-}
+/* __lru_add_drain_all(bool force_all_cpus) */
+TWINS("fentry/__lru_add_drain_all", drainstat_fentry_drain,
+      drain_enter(ctx, (bool)ctx[0], CALL_INNER, true))
+TWINS("fexit/__lru_add_drain_all", drainstat_fexit_drain, drain_exit(ctx, CALL_INNER, true))
+TWINS("fentry/lru_add_drain_all", drainstat_fentry_drain_all,
+      drain_enter(ctx, false, CALL_API, true))
+TWINS("fexit/lru_add_drain_all", drainstat_fexit_drain_all, drain_exit(ctx, CALL_API, true))
+TWINS("fentry/lru_cache_disable", drainstat_fentry_cache_disable,
+      drain_enter(ctx, true, CALL_API, true))
+TWINS("fexit/lru_cache_disable", drainstat_fexit_cache_disable, drain_exit(ctx, CALL_API, true))
 
 SEC("fentry/lru_add_drain")
 int BPF_PROG(drainstat_fentry_local)
@@ -962,28 +1006,36 @@ int BPF_PROG(drainstat_fexit_local)
 SEC("kprobe")
 int BPF_KPROBE(drainstat_kprobe_drain, bool force_all_cpus)
 {
-	drain_enter(ctx, force_all_cpus);
+	drain_enter(ctx, force_all_cpus, CALL_INNER, false);
 	return 0;
 }
 
 SEC("kprobe")
 int BPF_KPROBE(drainstat_kprobe_drain_all)
 {
-	drain_enter(ctx, false);
+	drain_enter(ctx, false, CALL_API, false);
 	return 0;
 }
 
 SEC("kprobe")
 int BPF_KPROBE(drainstat_kprobe_cache_disable)
 {
-	drain_enter(ctx, true);
+	drain_enter(ctx, true, CALL_API, false);
 	return 0;
 }
 
 SEC("kretprobe")
 int BPF_KRETPROBE(drainstat_kretprobe_drain)
 {
-	drain_exit();
+	drain_exit(ctx, CALL_INNER, false);
+	return 0;
+}
+
+/* lru_add_drain_all() and lru_cache_disable() */
+SEC("kretprobe")
+int BPF_KRETPROBE(drainstat_kretprobe_api)
+{
+	drain_exit(ctx, CALL_API, false);
 	return 0;
 }
 

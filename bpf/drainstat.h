@@ -159,10 +159,10 @@ struct drain_state {
 	__u32 pending;	 /* works queued and not ended */
 	__u32 works;
 	__s32 last_target_cpu;
-	__u8 in_call;  /* between entry and exit */
+	__u8 in_call;  /* between entry and exit: the CALL_* levels entered */
 	__u8 by_entry; /* opened at entry: the exit records the wait */
-	__u8 depth;    /* nested entries: lru_add_drain_all() -> __lru_add_drain_all() */
-	__u8 logged;   /* tracepoint mode, -T: the drain's event is out (once a drain) */
+	__u8 pad;
+	__u8 logged; /* tracepoint mode, -T: the drain's event is out (once a drain) */
 	__u32 tgid;
 	__u32 caller_cpu;
 	/* for the slow-drain log (-T) only */
@@ -171,7 +171,21 @@ struct drain_state {
 	__u64 lock_ns;
 	__u64 slowest_work_ns; /* dispatch + run of its slowest work */
 	__u64 fadvise_ns;      /* start of the fadvise call it came in, 0 if none */
+	/*
+	 * Full mode: the trampoline frame of the entry or exit that the first
+	 * of its two programs handled, until the second sees it (see
+	 * drain_enter()); 0 when none is waiting.
+	 */
+	__u64 entry_ctx;
+	__u64 exit_ctx;
 };
+
+/*
+ * The calls a drain is in (drain_state.in_call): the API, lru_add_drain_all()
+ * or lru_cache_disable(), and __lru_add_drain_all() inside it or alone.
+ */
+#define CALL_API   1U
+#define CALL_INNER 2U
 
 /*
  * A queued work, by its target CPU: the work item (lru_add_drain_work) is per
@@ -217,6 +231,14 @@ enum drainstat_counter {
 	CNT_CPU_OUT_OF_RANGE, /* a target CPU beyond the cpu map */
 	CNT_WORK_UNSEEN,      /* a work whose queue or start came before tracing began */
 	CNT_WAIT_REVISED,     /* a drain grew after its wait was recorded (tracepoint mode) */
+	/*
+	 * Full mode: BPF counts +1 when a drain entry's or exit's first twin
+	 * runs and -1 when its second does (see drain_enter()); user space
+	 * reads that, then replaces it with the kernel's skips of twins, each
+	 * covered by the other twin unless counted in CNT_SKIPPED.
+	 */
+	CNT_TWIN_SKIPS,
+	CNT_SKIPPED, /* runs the kernel skipped that nothing covered: user space fills it */
 	CNT_NR,
 };
 

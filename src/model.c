@@ -28,6 +28,8 @@ static const struct {
     [CNT_CPU_OUT_OF_RANGE] = {"cpu_out_of_range", true},
     [CNT_WORK_UNSEEN] = {"work_unseen", false},
     [CNT_WAIT_REVISED] = {"wait_revised", false},
+    [CNT_TWIN_SKIPS] = {"twin_skips", false},
+    [CNT_SKIPPED] = {"skipped", true},
 };
 
 const char *model__counter_name(enum drainstat_counter c)

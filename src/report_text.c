@@ -280,7 +280,9 @@ static void print_counters(FILE *f, const struct model *m)
 {
 	int i;
 
-	if (!m->lost && !m->counters[CNT_WORK_UNSEEN] && !m->counters[CNT_WAIT_REVISED])
+	for (i = 0; i < CNT_NR && !m->counters[i]; i++)
+		;
+	if (i == CNT_NR)
 		return;
 	fprintf(f, "\n");
 	for (i = 0; i < CNT_NR; i++)

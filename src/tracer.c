@@ -41,6 +41,7 @@ struct tracer {
 	struct ring_buffer *slow;
 	slow_drain_fn slow_fn;
 	void *slow_arg;
+	__u64 skipped; /* CNT_SKIPPED as last read: it never goes back */
 };
 
 /* One program to attach: a kprobe names its function, others attach by section. */
@@ -104,14 +105,20 @@ static void plan_full(struct plan *p, struct drainstat_bpf *s, const struct trac
 		      struct tracer_features *f)
 {
 	add(p, s->progs.drainstat_fentry_drain_all, NULL, false, NULL);
+	add(p, s->progs.drainstat_fentry_drain_all_twin, NULL, false, NULL);
 	add(p, s->progs.drainstat_fexit_drain_all, NULL, false, NULL);
+	add(p, s->progs.drainstat_fexit_drain_all_twin, NULL, false, NULL);
 	if (o->has_cache_disable) {
 		add(p, s->progs.drainstat_fentry_cache_disable, NULL, false, &f->forced);
+		add(p, s->progs.drainstat_fentry_cache_disable_twin, NULL, false, &f->forced);
 		add(p, s->progs.drainstat_fexit_cache_disable, NULL, false, &f->forced);
+		add(p, s->progs.drainstat_fexit_cache_disable_twin, NULL, false, &f->forced);
 	}
 	if (fentry_reaches(o->drain_fn)) {
 		add(p, s->progs.drainstat_fentry_drain, NULL, false, &f->inner);
+		add(p, s->progs.drainstat_fentry_drain_twin, NULL, false, &f->inner);
 		add(p, s->progs.drainstat_fexit_drain, NULL, false, &f->inner);
+		add(p, s->progs.drainstat_fexit_drain_twin, NULL, false, &f->inner);
 	}
 	add(p, s->progs.drainstat_fentry_local, NULL, false, &f->local);
 	add(p, s->progs.drainstat_fexit_local, NULL, false, &f->local);
@@ -121,11 +128,11 @@ static void plan_kprobe(struct plan *p, struct drainstat_bpf *s, const struct tr
 			struct tracer_features *f)
 {
 	add(p, s->progs.drainstat_kprobe_drain_all, "lru_add_drain_all", false, NULL);
-	add(p, s->progs.drainstat_kretprobe_drain, "lru_add_drain_all", true, NULL);
+	add(p, s->progs.drainstat_kretprobe_api, "lru_add_drain_all", true, NULL);
 	if (o->has_cache_disable) {
 		add(p, s->progs.drainstat_kprobe_cache_disable, "lru_cache_disable", false,
 		    &f->forced);
-		add(p, s->progs.drainstat_kretprobe_drain, "lru_cache_disable", true, &f->forced);
+		add(p, s->progs.drainstat_kretprobe_api, "lru_cache_disable", true, &f->forced);
 	}
 	if (o->drain_fn) {
 		add(p, s->progs.drainstat_kprobe_drain, o->drain_fn, false, &f->inner);
@@ -184,11 +191,12 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 	if (!err)
 		err = bpf_program__set_autoload(skel->progs.drainstat_running, true);
 	if (!err && mode == MODE_FULL && fentry_reaches(syms->drain_fn)) {
-		err = bpf_program__set_attach_target(skel->progs.drainstat_fentry_drain, 0,
-						     syms->drain_fn);
-		if (!err)
-			err = bpf_program__set_attach_target(skel->progs.drainstat_fexit_drain, 0,
-							     syms->drain_fn);
+		struct bpf_program *inner[] = {
+		    skel->progs.drainstat_fentry_drain, skel->progs.drainstat_fentry_drain_twin,
+		    skel->progs.drainstat_fexit_drain, skel->progs.drainstat_fexit_drain_twin};
+
+		for (i = 0; i < 4 && !err; i++)
+			err = bpf_program__set_attach_target(inner[i], 0, syms->drain_fn);
 	}
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.cpus, (__u32)nr_cpus);
@@ -856,6 +864,63 @@ static int read_in_flight(struct tracer *t, struct snapshot *snap, __u64 running
 	return err;
 }
 
+/* Whether prog is one of the twins of a drain entry or exit (see drain_enter()). */
+static bool is_twin(const struct drainstat_bpf *s, const struct bpf_program *prog)
+{
+	const struct bpf_program *twins[] = {
+	    s->progs.drainstat_fentry_drain,	     s->progs.drainstat_fentry_drain_twin,
+	    s->progs.drainstat_fexit_drain,	     s->progs.drainstat_fexit_drain_twin,
+	    s->progs.drainstat_fentry_drain_all,     s->progs.drainstat_fentry_drain_all_twin,
+	    s->progs.drainstat_fexit_drain_all,	     s->progs.drainstat_fexit_drain_all_twin,
+	    s->progs.drainstat_fentry_cache_disable, s->progs.drainstat_fentry_cache_disable_twin,
+	    s->progs.drainstat_fexit_cache_disable,  s->progs.drainstat_fexit_cache_disable_twin,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(twins) / sizeof(twins[0]); i++)
+		if (prog == twins[i])
+			return true;
+	return false;
+}
+
+/*
+ * The runs of our programs the kernel skipped: it runs a tracing program on a
+ * CPU only when no other run of it is there, and under full preemption one
+ * can be, preempted. A twin's skip is covered by the other twin unless both
+ * missed the call: the BPF side's count after read_counters() is the calls
+ * only one twin saw, each one skip, so the calls neither saw are half of the
+ * rest. Read after the counters, a skip whose cover is not counted yet
+ * is at most half a call more; the total never goes back.
+ */
+static int read_skipped(struct tracer *t, struct snapshot *snap)
+{
+	__u64 alone = 0, twins = 0, seen_once = snap->counters[CNT_TWIN_SKIPS], skipped;
+	struct bpf_program *prog;
+
+	for (prog = bpf_object__next_program(t->skel->obj, NULL); prog;
+	     prog = bpf_object__next_program(t->skel->obj, prog)) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(prog);
+
+		if (fd < 0)
+			continue;
+		if (bpf_obj_get_info_by_fd(fd, &info, &len))
+			return -errno;
+		if (is_twin(t->skel, prog))
+			twins += info.recursion_misses;
+		else
+			alone += info.recursion_misses;
+	}
+	skipped = alone + (twins > seen_once ? (twins - seen_once) / 2 : 0);
+	if (skipped < t->skipped)
+		skipped = t->skipped;
+	t->skipped = skipped;
+	snap->counters[CNT_SKIPPED] = skipped;
+	snap->counters[CNT_TWIN_SKIPS] = twins;
+	return 0;
+}
+
 int tracer__snapshot(struct tracer *t, struct snapshot *snap)
 {
 	int err;
@@ -869,6 +934,8 @@ int tracer__snapshot(struct tracer *t, struct snapshot *snap)
 		err = read_fadvise(t, snap);
 	if (!err)
 		err = read_counters(t, snap);
+	if (!err)
+		err = read_skipped(t, snap);
 	if (!err)
 		err = read_in_flight(t, snap, 0);
 	if (err)
