@@ -59,9 +59,9 @@ struct in_flight_work {
 	struct running_task running; /* flags 0: not read */
 };
 
-/* What was in flight: read after the aggregates, at read_ns. */
+/* What was in flight: read after the aggregates, from read_ns on. */
 struct snap_in_flight {
-	__u64 read_ns; /* CLOCK_MONOTONIC, the clock of the BPF side's timestamps */
+	__u64 read_ns; /* when the reading began; CLOCK_MONOTONIC, the BPF side's clock */
 	bool read;     /* read whole */
 	struct snap_drain *drains;
 	int nr_drains;
