@@ -195,7 +195,7 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 		    skel->progs.drainstat_fentry_drain, skel->progs.drainstat_fentry_drain_twin,
 		    skel->progs.drainstat_fexit_drain, skel->progs.drainstat_fexit_drain_twin};
 
-		for (i = 0; i < 4 && !err; i++)
+		for (i = 0; i < (int)(sizeof(inner) / sizeof(inner[0])) && !err; i++)
 			err = bpf_program__set_attach_target(inner[i], 0, syms->drain_fn);
 	}
 	if (!err)
@@ -871,23 +871,21 @@ static int read_in_flight(struct tracer *t, struct snapshot *snap, __u64 running
 	return err;
 }
 
-/* Whether prog is one of the twins of a drain entry or exit (see drain_enter()). */
-static bool is_twin(const struct drainstat_bpf *s, const struct bpf_program *prog)
+/*
+ * Whether prog is one of the twins of a drain entry or exit (see drain_enter()):
+ * TWINS() names them NAME and NAME_twin.
+ */
+static bool is_twin(const struct bpf_object *obj, const struct bpf_program *prog)
 {
-	const struct bpf_program *twins[] = {
-	    s->progs.drainstat_fentry_drain,	     s->progs.drainstat_fentry_drain_twin,
-	    s->progs.drainstat_fexit_drain,	     s->progs.drainstat_fexit_drain_twin,
-	    s->progs.drainstat_fentry_drain_all,     s->progs.drainstat_fentry_drain_all_twin,
-	    s->progs.drainstat_fexit_drain_all,	     s->progs.drainstat_fexit_drain_all_twin,
-	    s->progs.drainstat_fentry_cache_disable, s->progs.drainstat_fentry_cache_disable_twin,
-	    s->progs.drainstat_fexit_cache_disable,  s->progs.drainstat_fexit_cache_disable_twin,
-	};
-	size_t i;
+	static const char suffix[] = "_twin";
+	const char *name = bpf_program__name(prog);
+	size_t n = strlen(name);
+	char twin[128];
 
-	for (i = 0; i < sizeof(twins) / sizeof(twins[0]); i++)
-		if (prog == twins[i])
-			return true;
-	return false;
+	if (n >= sizeof(suffix) - 1 && !strcmp(name + n - (sizeof(suffix) - 1), suffix))
+		return true;
+	snprintf(twin, sizeof(twin), "%s%s", name, suffix);
+	return bpf_object__find_program_by_name(obj, twin) != NULL;
 }
 
 /*
@@ -934,7 +932,7 @@ static int read_skipped(struct tracer *t, struct snapshot *snap)
 			continue;
 		if (bpf_obj_get_info_by_fd(fd, &info, &len))
 			return -errno;
-		if (is_twin(t->skel, prog))
+		if (is_twin(t->skel->obj, prog))
 			twins += info.recursion_misses;
 		else
 			alone += info.recursion_misses;

@@ -82,9 +82,10 @@ site_run() {
 	SITE_OUT=$out
 }
 
-# site_rows FILE COMM: "site drains forced" of each site table row of COMM.
+# site_rows FILE COMM: "site drains forced" of each site table row of COMM, in
+# every report of FILE (with INTERVAL, each covers its own).
 site_rows() {
-	awk -v c="$2" '/^SITE / { t = 1; next } t && /^$/ { exit } t && $2 == c { print $1, $3, $17 }' "$1"
+	awk -v c="$2" '/^SITE / { t = 1; next } t && /^$/ { t = 0 } t && $2 == c { print $1, $3, $17 }' "$1"
 }
 
 # preempt_run ACTION MODE [INTERVAL]: drainstat on CPU 0 around four trigger
@@ -115,8 +116,7 @@ preempt_run() {
 	wait_drainstat
 	expect_eq "preempt $mode: exit 0" "$DS_RC" 0
 	# every report's rows and counters: with INTERVAL, each covers its own
-	drains=$(awk -v c=$comm '/^SITE / { t = 1; next } t && /^$/ { t = 0 } t && $2 == c { n += $3 }
-		END { print n + 0 }' "$out")
+	drains=$(site_rows "$out" $comm | awk '{ n += $2 } END { print n + 0 }')
 	skipped=$(awk '/^lost skipped: / { n += $3 } END { if (n) print n }' "$out")
 	twins=$(awk '/^note twin_skips: / { n += $3 } END { print n + 0 }' "$out")
 	echo "# preempt $mode${3:+ every ${3}s} ($(mode_of "$out")): $action, $calls calls on CPU 0:" \
