@@ -115,19 +115,15 @@ wait_comm() {
 # line in FILE, its stderr: the programs are attached (JSON and --prom print no
 # header). With PATTERN, for that line instead (a grep pattern).
 wait_attached() {
-	for _ in $(seq 300); do
-		grep -q "${2:-^drainstat: mode }" "$1" && return 0
-		sleep 0.1
-	done
-	return 1
+	wait_until 30 grep -qs -- "${2:-^drainstat: mode }" "$1"
 }
 
 # wait_until SECONDS CMD...: runs CMD every 0.1 s until it succeeds (0) or
 # SECONDS have passed (1).
 wait_until() {
-	local i tries=$(($1 * 10))
+	local tries=$(($1 * 10))
 	shift
-	for i in $(seq "$tries"); do
+	for _ in $(seq "$tries"); do
 		"$@" && return 0
 		sleep 0.1
 	done

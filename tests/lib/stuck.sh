@@ -17,6 +17,8 @@ RT_RUNTIME=/proc/sys/kernel/sched_rt_runtime_us
 STUCK_OLD_RT=
 STUCK_FAIR_SERVER=() # "file value" pairs to restore
 STUCK_DEBUGFS=       # set when stuck_setup mounted debugfs
+THP_ENABLED=/sys/kernel/mm/transparent_hugepage/enabled
+STUCK_OLD_THP= # THP's mode before stuck_setup turned it off
 FAIR_SERVER_OFF=1    # 0: some CPU's fair server stayed on (said in the VM's log)
 
 # The parameters in a test VM (tests/vm: the payload in /mnt, an ext4 disk).
@@ -37,9 +39,23 @@ stuck_vm_params() {
 # This shell and what it starts run on CPU 0 from here on: a fork on CPU 1
 # adds pages to its batch, which once full moves to the LRU by itself, the
 # workload's pages with it (a batch holds 15 folios on 6.1).
+#
+# THP off, which stops khugepaged: it calls lru_add_drain_all() at each scan,
+# every 10 s while some process has a THP-eligible mapping (Debian's kernels
+# default to THP always: 4 khugepaged drains in 40 s of an idle test VM). The
+# checks know the truth only while the workload's drains are the only ones: a
+# khugepaged drain between the spin's start and the dropper's mutex_lock() took
+# the mutex, its work stuck behind the spinner, and the dropper, piggybacking on
+# it (lru_drain_gen had moved), queued nothing: drainstat rightly showed it
+# waiting for the drain mutex, the check wanted its work pending (seen once on
+# 6.12 in CI; any other drainer made it at will).
 stuck_setup() {
 	local f v
 	taskset -p -c 0 $$ >/dev/null || return 1
+	if [ -w "$THP_ENABLED" ]; then
+		STUCK_OLD_THP=$(sed 's/.*\[\(.*\)\].*/\1/' "$THP_ENABLED")
+		echo never >"$THP_ENABLED" || return 1
+	fi
 	STUCK_OLD_RT=$(cat $RT_RUNTIME)
 	echo -1 >$RT_RUNTIME || return 1
 	if ! grep -q ' /sys/kernel/debug ' /proc/mounts; then
@@ -63,6 +79,7 @@ stuck_restore() {
 		echo "${p#* }" >"${p%% *}"
 	done
 	[ -n "$STUCK_OLD_RT" ] && echo "$STUCK_OLD_RT" >$RT_RUNTIME
+	[ -n "$STUCK_OLD_THP" ] && echo "$STUCK_OLD_THP" >"$THP_ENABLED"
 	[ -n "$STUCK_DEBUGFS" ] && umount /sys/kernel/debug
 	return 0
 }
@@ -164,6 +181,16 @@ drain_has_work() {
 	drain_works "$1" "$2" | grep -q "$3"
 }
 
+# stuck_check_nothing_lost NAME OUT: OUT's text reports, one at least, lost
+# nothing; else its losses, by counter, for the log.
+stuck_check_nothing_lost() {
+	if grep -q ', 0 lost$' "$2" && ! grep -q ', [1-9][0-9]* lost$' "$2"; then
+		pass "$1"
+	else
+		fail "$1" "$(grep -e ' lost$' -e '^lost ' "$2" | sort | uniq -c | tr -s ' ' | tr '\n' '|')"
+	fi
+}
+
 # stuck_show OUT PATTERN: after a failed check, the lines of OUT matching
 # PATTERN, and the workload's facts, for the log
 stuck_show() {
@@ -247,7 +274,7 @@ stuck_check_text() {
 		"$(grep -c "SLOW DRAIN pid $PID tid $DROPPER (sd-dropper) on CPU 0: wait " "$out")" 1; then
 		stuck_show "$out" 'SLOW DRAIN\|DRAIN IN FLIGHT'
 	fi
-	check "$mode text: nothing lost" bash -c "! grep -q ', [1-9][0-9]* lost$' '$out'"
+	stuck_check_nothing_lost "$mode text: nothing lost" "$out"
 }
 
 # One report, at SIGINT while the drain is held: it shows the drain in flight.
@@ -265,7 +292,7 @@ stuck_check_interrupted() {
 		fail "$mode SIGINT: the drain, its pending work and the spinner" \
 			"$(sed -n '/^STUCK/,/^$/p' "$out" | tr '\n' '|')"
 	fi
-	check "$mode SIGINT: nothing lost" grep -q ', 0 lost$' "$out"
+	stuck_check_nothing_lost "$mode SIGINT: nothing lost" "$out"
 }
 
 # JSON and its -T events, by the emitter's key order (no jq in the VM).
