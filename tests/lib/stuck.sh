@@ -142,12 +142,14 @@ stuck_run() {
 	fi
 	kill -KILL $wl
 	wait $wl 2>/dev/null
-	# the facts as shell variables: PID, DROPPER, SPINNER, WAITER, WAIT_MS
+	# the facts as shell variables: PID, DROPPER, SPINNER, WAITER, WAIT_MS,
+	# AFTER_FLUSH
 	PID=$(sed -n 's/^pid //p' "$out.wl")
 	DROPPER=$(awk '$1 == "dropper_tid" { print $2 }' "$out.wl")
 	SPINNER=$(awk '$1 == "spinner_tid" { print $2 }' "$out.wl")
 	WAITER=$(awk '$1 == "waiter_tid" { print $2 }' "$out.wl")
 	WAIT_MS=$(awk '$1 == "dropper_wait_ms" { print $2 }' "$out.wl")
+	AFTER_FLUSH=$(awk '$1 == "waiter_after_flush" { print $2 }' "$out.wl")
 }
 
 # ns_to_ms DURATION: a printed duration in whole ms; nothing when it does not
@@ -216,6 +218,7 @@ stuck_wait_held() {
 stuck_check_held() {
 	expect_range "$1: the workload's drain was held (ms)" "$WAIT_MS" \
 		$((STUCK_MS + INTERVAL_MS + SLACK_MS)) $((SPIN_MS + 200))
+	expect_eq "$1: the waiter began once the dropper held the mutex" "$AFTER_FLUSH" 1
 }
 
 # The text report, with -T: the stuck drain within one interval of --stuck,

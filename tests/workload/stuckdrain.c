@@ -23,7 +23,8 @@
  *
  * With -m the spinner also reads pages of a second file, FILE.2, and a waiter
  * thread on CPU B calls DONTNEED on FILE.2 WAIT_DELAY_MS after the dropper's call
- * began: it escalates too and blocks on the drain mutex behind the held drain.
+ * began, and not before the dropper holds the drain mutex: it escalates too and
+ * blocks on the mutex behind the held drain.
  *
  * Threads, not processes: an exiting process drains its own CPU. Setup, including
  * a warm-up remote drain that empties what other tasks left in the per-CPU
@@ -87,8 +88,10 @@ struct run {
 	sem_t dropping; /* dropper -> waiter: drop_start is set */
 	struct timespec drop_start;
 	pid_t tid[NR_ROLES];
-	long wait_ms[NR_ROLES]; /* spinner: the spin; others: their DONTNEED call */
-	long waiter_delay_ms;	/* the waiter's call began this long after the dropper's */
+	long wait_ms[NR_ROLES];	 /* spinner: the spin; others: their DONTNEED call */
+	long waiter_delay_ms;	 /* the waiter's call began this long after the dropper's */
+	bool waiter_after_flush; /* ... once the dropper was seen in flush_work() */
+	atomic_bool dropped;	 /* the dropper's call returned */
 	atomic_bool abandon;
 	atomic_int err; /* first errno of any thread */
 	const char *failed_op;
@@ -112,7 +115,7 @@ static void usage(FILE *f)
 		"  -t SPIN_MS        how long the spinner holds CPU_A, 1 to 10000 (default 2000)\n"
 		"  -m                also a second file FILE.2 and a waiter thread dropping it\n"
 		"  -d WAIT_DELAY_MS  the waiter's call starts WAIT_DELAY_MS after the dropper's\n"
-		"                    (default 200)\n"
+		"                    (default 200), once the dropper waits in flush_work()\n"
 		"  -W                after setup, wait for SIGUSR1 before the spinner starts\n"
 		"  -H                after the facts, print \"held\" on stderr and stay until\n"
 		"                    SIGINT or SIGTERM: a tracer of its PID goes on\n"
@@ -123,7 +126,8 @@ static void usage(FILE *f)
 		"FILE must be on a block filesystem (not tmpfs); it is extended to 1 MiB.\n"
 		"Prints \"pid N\" first, at the end one \"name value\" a line: spinner_tid,\n"
 		"spinner_cpu, spinner_spin_ms, dropper_tid, dropper_cpu, dropper_wait_ms and,\n"
-		"with -m, waiter_tid, waiter_delay_ms, waiter_wait_ms. SIGINT or SIGTERM end\n"
+		"with -m, waiter_tid, waiter_delay_ms, waiter_wait_ms, waiter_after_flush (1:\n"
+		"the dropper was seen waiting for its works first). SIGINT or SIGTERM end\n"
 		"the -W wait (exit 0, nothing measured) or the spin early.\n"
 		"Exit codes: 0 ok, 64 usage, 1 a failed operation (one line on stderr).\n");
 }
@@ -378,9 +382,54 @@ static void *dropper_main(void *arg)
 	clock_gettime(CLOCK_MONOTONIC, &r->drop_start);
 	sem_post(&r->dropping);
 	err = timed_dontneed(r->fd, &r->drop_start, &r->wait_ms[DROPPER]);
+	atomic_store(&r->dropped, true);
 	if (err)
 		fail(r, err, "posix_fadvise DONTNEED");
 	return NULL;
+}
+
+/*
+ * Whether the dropper waits for its drain's works, holding the drain mutex:
+ * its wchan names flush_work (the mutex's functions are __sched, so a task
+ * waiting there shows its caller, lru_add_drain_all).
+ */
+static bool dropper_flushing(const struct run *r)
+{
+	char path[64], wchan[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/wchan", r->tid[DROPPER]);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, wchan, sizeof(wchan) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	wchan[n] = '\0';
+	return strstr(wchan, "flush_work") != NULL;
+}
+
+/*
+ * Until the dropper holds the drain mutex, polled every 5 ms for up to SPIN_MS,
+ * or until its call returned: a timer alone put the waiter first on the mutex
+ * where the dropper's way there took over 200 ms (a TCG VM with the spinning
+ * CPU isolated starved the others), and the drain held was the waiter's.
+ */
+static bool await_dropper_flushing(const struct run *r)
+{
+	const struct timespec nap = {.tv_nsec = 5 * NSEC_PER_MS};
+	long waited;
+
+	for (waited = 0; waited < r->opts->spin_ms; waited += 5) {
+		if (dropper_flushing(r))
+			return true;
+		if (stop_requested || atomic_load(&r->abandon) || atomic_load(&r->dropped))
+			return false;
+		nanosleep(&nap, NULL);
+	}
+	return false;
 }
 
 /* Sleep until WAIT_DELAY_MS after the dropper's call began. */
@@ -411,6 +460,7 @@ static void *waiter_main(void *arg)
 	}
 	if (wait_turn(&r->dropping) || atomic_load(&r->abandon))
 		return NULL;
+	r->waiter_after_flush = await_dropper_flushing(r);
 	sleep_past_drop_start(r);
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	r->waiter_delay_ms = ms_between(&r->drop_start, &start);
@@ -558,8 +608,10 @@ static void print_facts(const struct run *r)
 	printf("dropper_tid %d\ndropper_cpu %ld\ndropper_wait_ms %ld\n", r->tid[DROPPER],
 	       r->opts->cpu_b, r->wait_ms[DROPPER]);
 	if (r->nr_threads > WAITER)
-		printf("waiter_tid %d\nwaiter_delay_ms %ld\nwaiter_wait_ms %ld\n", r->tid[WAITER],
-		       r->waiter_delay_ms, r->wait_ms[WAITER]);
+		printf("waiter_tid %d\nwaiter_delay_ms %ld\nwaiter_wait_ms %ld\nwaiter_after_flush "
+		       "%d\n",
+		       r->tid[WAITER], r->waiter_delay_ms, r->wait_ms[WAITER],
+		       r->waiter_after_flush);
 }
 
 int main(int argc, char **argv)
