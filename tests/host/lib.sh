@@ -3,6 +3,7 @@
 # Shared by the host tests: run the real drainstat on the live kernel and read its report.
 
 . tests/lib/common.sh
+. tests/lib/truth.sh
 
 DRAINSTAT=${DRAINSTAT:-$PWD/drainstat}
 WORKLOADS=${WORKLOADS:-$PWD/build/tests}
@@ -81,8 +82,9 @@ prom_arg() {
 
 # forced_drains COMM ARGS...: drainstat -v ARGS -p <drainforce> around N forced
 # drains under COMM (FORCE_ARGS: more drainforce options, such as -k K).
-# Output in $OUT, drainstat's pid in DS_PID. drainforce stays (-H) once its
-# rounds are done, killed at the end of the test: its exit would end drainstat.
+# Output in $OUT, drainstat's pid in DS_PID, bpftrace's count of the drains in
+# TRUTH_DRAINS (truth_end). drainforce stays (-H) once its rounds are done,
+# killed at the end of the test: its exit would end drainstat.
 forced_drains() {
 	local comm=$1 wl done_fd prom
 	shift
@@ -96,6 +98,7 @@ forced_drains() {
 		>"$OUT.done" &
 	wl=$!
 	wait_comm $wl "$comm" || { exec {done_fd}<&-; return 1; }
+	truth_begin $wl
 	# on CPU B: drainstat's own page faults fill a CPU's LRU batch, and on CPU A
 	# that would flush the workload's folios before the round's drain
 	taskset -c 1 "$DRAINSTAT" -v "$@" -p $wl >"$OUT" 2>"$OUT.err" &
@@ -108,11 +111,38 @@ forced_drains() {
 	kill -USR1 $wl
 	if read -r -t 120 _ <&"$done_fd"; then
 		exec {done_fd}<&-
+		truth_end
 		return 0
 	fi
 	exec {done_fd}<&-
 	echo "drainforce did not finish its rounds" >&2
 	return 1
+}
+
+# truth_begin PID: bpftrace counts the drains of PID, the workload, from now
+# (tests/lib/truth.sh): the truth truth_end gives. A FAIL if it cannot.
+truth_begin() {
+	truth_start "$1" "$TMPDIR_TEST/truth.$1" ||
+		fail "bpftrace counts the workload's drains" "$(tail -n 3 "$TMPDIR_TEST/truth.$1.err")"
+}
+
+# truth_end: once the workload's rounds are done, bpftrace's counts are in:
+# TRUTH_DRAINS, the drains drainstat sees in the mode $OUT or $OUT.err (-v)
+# states. The workload forced drains in most of its N rounds: some need none
+# where other tasks flush CPU A's batch first (tests/lib/truth.sh), and
+# drainstat is held to bpftrace's count, not to N.
+truth_end() {
+	local mode
+	TRUTH_DRAINS=
+	truth_stop || {
+		fail "bpftrace counted the workload's drains" "$(tail -n 3 "$TRUTH_OUT.err")"
+		return 1
+	}
+	mode=$(mode_of "$OUT")
+	[ -n "$mode" ] || mode=$(mode_noted "$OUT.err")
+	TRUTH_DRAINS=$(truth_drains "$mode")
+	expect_range "the workload forced drains in most of its $N rounds (bpftrace)" \
+		"$(truth_count queued)" $((N / 2)) "$N"
 }
 
 # scrape_textfile DIR OUT: what a real node_exporter serves from the textfile

@@ -16,9 +16,11 @@ run_filtered() {
 	wl=$!
 	wait_comm $wl "$comm" || return 1
 	$setup $wl
+	truth_begin $wl
 	start_drainstat "$out" "$@" || return 1
 	kill -USR1 $wl
 	wait $wl
+	OUT=$out truth_end
 	kill -INT "$DS_PID"
 	wait_drainstat
 	OUT=$out
@@ -26,11 +28,9 @@ run_filtered() {
 
 none() { :; }
 
-# A filter keeps the workload's drains: all of them but for the rare round that
-# piggybacks on a drain someone else ran at that moment (test_drains.sh holds
-# the exact truth; here the question is kept or dropped).
+# A filter keeps the workload's drains, all of them: bpftrace's count.
 kept() {
-	expect_range "$1" "$2" $((N - 2)) $N
+	expect_eq "$1 = bpftrace's" "$2" "$TRUTH_DRAINS"
 }
 
 COMM=dsfc$$
@@ -41,7 +41,7 @@ run_filtered comm-other "$COMM" none -c nosuchcomm
 check "-c other: none of them" grep -q '^no drains$' "$OUT"
 
 run_filtered cpus-victim "$COMM" none -C 0 -c "$COMM"
-kept "-C 0: the works on CPU 0" "$(cpu_field "$OUT" 0 2)"
+expect_eq "-C 0: the works on CPU 0 = bpftrace's" "$(cpu_field "$OUT" 0 2)" "$(truth_count 'works[0]')"
 run_filtered cpus-other "$COMM" none -C 1 -c "$COMM"
 check "-C 1: none of the works on CPU 0" bash -c "! grep -q '^0 ' '$OUT'"
 

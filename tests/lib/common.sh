@@ -69,6 +69,11 @@ mode_of() {
 	sed -n '1s/^drainstat [^:]*: mode \([a-z]*\),.*/\1/p' "$1"
 }
 
+# mode_noted FILE: the mode named by drainstat -v's note in FILE, its stderr.
+mode_noted() {
+	sed -n 's/^drainstat: mode \([a-z]*\):.*/\1/p' "$1"
+}
+
 # Starts drainstat in the background with its output in $1; waits until it is
 # tracing (its first line is out). Sets DS_PID.
 start_drainstat() {
@@ -76,12 +81,21 @@ start_drainstat() {
 	shift
 	"$DRAINSTAT" "$@" >"$out" 2>"$out.err" &
 	DS_PID=$!
-	for _ in $(seq 200); do
-		grep -q '^drainstat ' "$out" 2>/dev/null && return 0
-		kill -0 "$DS_PID" 2>/dev/null || break
+	wait_output 20 "$DS_PID" '^drainstat ' "$out" && return 0
+	echo "drainstat did not start: $(cat "$out.err")" >&2
+	return 1
+}
+
+# wait_output SECONDS PID PATTERN FILE: waits until FILE, the output of
+# process PID, has a line matching PATTERN (0); 1 once PID is gone or SECONDS
+# have passed.
+wait_output() {
+	local tries=$(($1 * 10))
+	for _ in $(seq "$tries"); do
+		grep -qs -- "$3" "$4" && return 0
+		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.1
 	done
-	echo "drainstat did not start: $(cat "$out.err")" >&2
 	return 1
 }
 

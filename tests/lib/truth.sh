@@ -1,0 +1,105 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# The independent truth of a workload's drains: bpftrace counts them from the
+# kernel's own events, with none of drainstat's code, and a test holds
+# drainstat's numbers to its counts exactly. A workload's rounds cannot be that
+# truth: a round needs no drain when something else flushed CPU A's batch
+# before its DONTNEED (on a busy Debian system khugepaged and systemd's tasks
+# do, a few rounds in forty). Shared by the host tests and the soak.
+#
+# What bpftrace counts, for one process:
+#   @queued    its fadvise calls inside which a drain work (lru_add_drain_per_cpu)
+#              was queued: the drains tracepoint mode sees, which begin at their
+#              first queue;
+#   @works[C]  the drain works it queued to CPU C;
+#   @entered   its calls of the drain entry: the drains full and kprobe modes
+#              see, entered at the entry, piggybacks and empty ones too. Only
+#              where the kernel has kprobes.
+# tracefs, which tracepoint: probes need and other tests unmount and mount, comes
+# from a mount namespace of bpftrace's own where the machine has none mounted.
+
+TRUTH_PID=
+TRUTH_OUT=
+
+# fadvise's syscall: arm64 has fadvise64_64 and no fadvise64.
+truth_fadvise() {
+	case $(uname -m) in
+	aarch64) echo fadvise64_64 ;;
+	*) echo fadvise64 ;;
+	esac
+}
+
+# The kprobes for the drain entry, as drainstat hooks it: __lru_add_drain_all
+# where it has a symbol (6.18: lru_add_drain_all tail-calls it, generic_fadvise
+# calls it directly), else lru_add_drain_all and lru_cache_disable. Nothing
+# where the kernel has no kprobes.
+truth_entry_probes() {
+	[ -e /sys/bus/event_source/devices/kprobe ] || return 0
+	if awk '$3 == "__lru_add_drain_all" { f = 1 } END { exit !f }' /proc/kallsyms; then
+		echo "kprobe:__lru_add_drain_all"
+	else
+		echo "kprobe:lru_add_drain_all, kprobe:lru_cache_disable"
+	fi
+}
+
+# truth_start PID OUT: bpftrace counts the drains of process PID (all its
+# threads) until truth_stop, its output in OUT and OUT.err. Returns once every
+# probe is attached (its BEGIN ran): 1 if bpftrace is missing or did not start.
+truth_start() {
+	local pid=$1 fadv entry prog
+	TRUTH_OUT=$2
+	command -v bpftrace >/dev/null || {
+		echo "no bpftrace" >"$TRUTH_OUT.err"
+		return 1
+	}
+	fadv=$(truth_fadvise)
+	entry=$(truth_entry_probes)
+	prog="tracepoint:syscalls:sys_enter_$fadv /pid == $pid/ { @in[tid] = 1; }
+	tracepoint:workqueue:workqueue_queue_work
+	/pid == $pid && (uint64)args->function == kaddr(\"lru_add_drain_per_cpu\")/ {
+		@works[args->cpu] = count();
+		if (@in[tid] == 1) { @queued = count(); @in[tid] = 2; }
+	}
+	tracepoint:syscalls:sys_exit_$fadv /pid == $pid/ { delete(@in[tid]); }
+	BEGIN { printf(\"ready\\n\"); }
+	END { clear(@in); }"
+	[ -z "$entry" ] || prog+="
+	$entry /pid == $pid/ { @entered = count(); }"
+	unshare -m --propagation private sh -c 'mountpoint -q /sys/kernel/tracing ||
+		mount -t tracefs tracefs /sys/kernel/tracing; exec "$@"' sh \
+		bpftrace -B none -e "$prog" >"$TRUTH_OUT" 2>"$TRUTH_OUT.err" &
+	TRUTH_PID=$!
+	# parsing and attaching take seconds under TCG
+	wait_output 60 "$TRUTH_PID" '^ready' "$TRUTH_OUT" && return 0
+	kill -KILL "$TRUTH_PID" 2>/dev/null
+	wait "$TRUTH_PID" 2>/dev/null
+	TRUTH_PID=
+	return 1
+}
+
+# truth_stop: bpftrace prints its counts and exits (1 if it failed).
+truth_stop() {
+	local pid=$TRUTH_PID
+	[ -n "$pid" ] || return 1
+	TRUTH_PID=
+	kill -INT "$pid"
+	wait "$pid"
+}
+
+# truth_count NAME: the count @NAME (@works[C] for works C), 0 where none.
+truth_count() {
+	awk -v k="@$1:" '$1 == k { n = $2 } END { print n + 0 }' "$TRUTH_OUT"
+}
+
+# truth_works: the drain works to every CPU, summed.
+truth_works() {
+	awk '$1 ~ /^@works\[[0-9]+\]:$/ { n += $2 } END { print n + 0 }' "$TRUTH_OUT"
+}
+
+# truth_drains MODE: the drains drainstat sees in MODE; nothing for no mode.
+truth_drains() {
+	case $1 in
+	full | kprobe) truth_count entered ;;
+	tracepoint) truth_count queued ;;
+	esac
+}
