@@ -2,13 +2,11 @@
 # make deb: the Debian package (debian/), from dpkg-buildpackage -b in a copy of
 # the tree as it stands (what git tracks or would track, uncommitted changes
 # included), so that build/ and ./drainstat stay as they are for whoever runs
-# tests from them. The .deb, the -dbgsym .deb, the .buildinfo, the .changes and
-# the build's log land in build/deb, the only part of build/ this touches; the
-# last line printed is the .deb's path. Tested by tests/deb/run.
-#
-# A file deleted but not yet committed is left out of the copy (tar
-# --ignore-failed-read). MAKEFLAGS stays out of the inner build: it would carry
-# this make's variables and job server into the copy's make.
+# tests from them (mk/copy-tree). The .deb, the -dbgsym .deb, the .buildinfo,
+# the .changes and the build's log land in build/deb, the only part of build/
+# this touches; the last line printed is the .deb's path. Tested by
+# tests/deb/run. MAKEFLAGS stays out of the inner build: it would carry this
+# make's variables and job server into the copy's make.
 DEB_OUT := $(OUT)/deb
 
 .PHONY: deb
@@ -18,11 +16,7 @@ deb:
 	trap 'rm -rf "$$tmp"' EXIT; \
 	src=$$tmp/drainstat-$(VERSION); \
 	mkdir "$$src"; \
-	git ls-files -z -co --exclude-standard >"$$tmp/all"; \
-	grep -zv '^build/' "$$tmp/all" >"$$tmp/files"; \
-	tar -c --null -T "$$tmp/files" --ignore-failed-read --warning=no-failed-read \
-		-f "$$tmp/tree.tar"; \
-	tar -x -C "$$src" -f "$$tmp/tree.tar"; \
+	mk/copy-tree "$$src"; \
 	rm -rf $(DEB_OUT); \
 	mkdir -p $(DEB_OUT); \
 	log=$(DEB_OUT)/drainstat_$(VERSION)_$$(dpkg --print-architecture).build; \

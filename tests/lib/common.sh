@@ -148,3 +148,12 @@ wait_until() {
 prom_value() {
 	awk -v s="$2" '$1 == s { print $2 }' "$1"
 }
+
+# check_exposure NAME FILE MAX: systemd-analyze security's report in FILE rates
+# drainstat.service's exposure at most MAX (printed).
+check_exposure() {
+	local score
+	score=$(sed -n 's/.*Overall exposure level for drainstat.service: \([0-9.]*\) .*/\1/p' "$2")
+	echo "$1: exposure ${score:-not found}"
+	check "$1: exposure <= $3" awk -v s="$score" -v m="$3" 'BEGIN { exit !(s != "" && s <= m) }'
+}
