@@ -453,7 +453,7 @@ drain_open(void *ctx, struct drain_state *d, __u64 pid_tgid, __u64 now, struct f
 	drain_reset(ctx, d, pid_tgid, now);
 	s = site_stats_keep(&d->site, &d->site_slot);
 	if (s)
-		__sync_fetch_and_add(&s->drains, 1);
+		__sync_fetch_and_add(&s->count[SITE_DRAINS], 1);
 	d->fadvise_ns = mark_escalation(f ? f : fadvise_call_of(tid));
 	__sync_fetch_and_add(&open_drains, 1);
 	return d;
@@ -473,7 +473,7 @@ static __always_inline void drain_join(struct drain_state *d)
 		return;
 	s = site_stats_of(&d->site, d->site_slot);
 	if (s)
-		hist_remove(&s->wait_ns, d->recorded_wait_ns);
+		hist_remove(&s->hist[SITE_WAIT_NS], d->recorded_wait_ns);
 	count(CNT_WAIT_REVISED);
 	__sync_fetch_and_add(&open_drains, 1);
 }
@@ -535,7 +535,7 @@ static __always_inline void queue_in_call(struct drain_state *d, __u64 now)
 	d->lock_ns = now - d->id_ns;
 	s = site_stats_of(&d->site, d->site_slot);
 	if (s)
-		hist_add(&s->lock_ns, d->lock_ns);
+		hist_add(&s->hist[SITE_LOCK_NS], d->lock_ns);
 }
 
 static __always_inline void on_queue(void *ctx, int target_cpu, struct work_struct *work)
@@ -611,11 +611,11 @@ static __always_inline void account_cpu(__u32 cpu, bool self, __u64 dispatch, __
 		count(CNT_CPU_OUT_OF_RANGE);
 		return;
 	}
-	__sync_fetch_and_add(&c->works, 1);
+	__sync_fetch_and_add(&c->count[CPU_WORKS], 1);
 	if (self)
-		__sync_fetch_and_add(&c->self_works, 1);
-	hist_add(&c->dispatch_ns, dispatch);
-	hist_add(&c->run_ns, run);
+		__sync_fetch_and_add(&c->count[CPU_SELF_WORKS], 1);
+	hist_add(&c->hist[CPU_DISPATCH_NS], dispatch);
+	hist_add(&c->hist[CPU_RUN_NS], run);
 }
 
 /*
@@ -629,14 +629,14 @@ static __always_inline bool drain_close(struct drain_state *d, struct site_stats
 	__u64 earlier;
 
 	if (s)
-		hist_add(&s->wait_ns, wait);
+		hist_add(&s->hist[SITE_WAIT_NS], wait);
 	earlier = __sync_lock_test_and_set(&d->recorded_wait_ns, wait);
 	if (!__sync_lock_test_and_set(&d->closed, 1)) {
 		__sync_fetch_and_add(&open_drains, -1);
 		return true;
 	}
 	if (s)
-		hist_remove(&s->wait_ns, earlier);
+		hist_remove(&s->hist[SITE_WAIT_NS], earlier);
 	count(CNT_WAIT_REVISED);
 	return false;
 }
@@ -694,11 +694,11 @@ static __always_inline void on_end(struct work_struct *work)
 	/* no slot: the drain's site found no room; counted again with each work */
 	s = ws->site_slot ? site_stats_of(&ws->site, ws->site_slot) : site_stats_get(&ws->site);
 	if (s) {
-		__sync_fetch_and_add(&s->works, 1);
+		__sync_fetch_and_add(&s->count[SITE_WORKS], 1);
 		if (self)
-			__sync_fetch_and_add(&s->self_works, 1);
-		hist_add(&s->dispatch_ns, dispatch);
-		hist_add(&s->run_ns, run);
+			__sync_fetch_and_add(&s->count[SITE_SELF_WORKS], 1);
+		hist_add(&s->hist[SITE_DISPATCH_NS], dispatch);
+		hist_add(&s->hist[SITE_RUN_NS], run);
 	}
 	account_cpu(cpu, self, dispatch, run);
 	drain_work_done(ws, s, now, cpu, dispatch, run);
@@ -771,9 +771,9 @@ static __always_inline void drain_enter(void *ctx, bool forced, __u8 level, bool
 	__sync_fetch_and_add(&open_drains, 1);
 	s = site_stats_keep(&d->site, &d->site_slot);
 	if (s) {
-		__sync_fetch_and_add(&s->drains, 1);
+		__sync_fetch_and_add(&s->count[SITE_DRAINS], 1);
 		if (forced)
-			__sync_fetch_and_add(&s->forced_drains, 1);
+			__sync_fetch_and_add(&s->count[SITE_FORCED_DRAINS], 1);
 	}
 	d->fadvise_ns = mark_escalation(fadvise_call_of(tid));
 	twin_first(&d->entry_ctx, ctx, twin);
@@ -809,9 +809,9 @@ static __always_inline void drain_exit(void *ctx, __u8 level, bool twin)
 	s = site_stats_of(&d->site, d->site_slot);
 	if (!s)
 		return;
-	hist_add(&s->wait_ns, wait);
+	hist_add(&s->hist[SITE_WAIT_NS], wait);
 	if (!d->works)
-		__sync_fetch_and_add(&s->empty_drains, 1);
+		__sync_fetch_and_add(&s->count[SITE_EMPTY_DRAINS], 1);
 }
 
 /* lru_add_drain(): the local drain; inside a drain call it is part of that drain. */
@@ -845,7 +845,7 @@ static __always_inline void local_exit(void)
 		return;
 	s = site_stats_get(&call->site);
 	if (s)
-		hist_add(&s->local_ns, bpf_ktime_get_ns() - call->start_ns);
+		hist_add(&s->hist[SITE_LOCAL_NS], bpf_ktime_get_ns() - call->start_ns);
 	bpf_map_delete_elem(&local_calls, &tid);
 }
 
@@ -867,10 +867,10 @@ static __always_inline void on_ipi(__u32 cpu)
 		return;
 	s = site_stats_of(&ws->site, ws->site_slot);
 	if (s)
-		__sync_fetch_and_add(&s->ipis, 1);
+		__sync_fetch_and_add(&s->count[SITE_IPIS], 1);
 	c = bpf_map_lookup_elem(&cpus, &cpu);
 	if (c)
-		__sync_fetch_and_add(&c->ipis, 1);
+		__sync_fetch_and_add(&c->count[CPU_IPIS], 1);
 }
 
 /*

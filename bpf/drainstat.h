@@ -80,6 +80,29 @@ struct site_key {
 };
 
 /*
+ * A site's counts and histograms, by index: site_stats.count[] and .hist[].
+ * User space names each once (src/metric.c) and every layer loops over them.
+ */
+enum site_count {
+	SITE_DRAINS,
+	SITE_FORCED_DRAINS, /* lru_cache_disable(): every CPU, never piggybacks */
+	SITE_EMPTY_DRAINS,  /* returned with no work queued (entry visible only) */
+	SITE_WORKS,
+	SITE_SELF_WORKS,
+	SITE_IPIS, /* IPIs that woke the CPU of one of its works not yet started */
+	SITE_COUNTS,
+};
+
+enum site_hist {
+	SITE_DISPATCH_NS,
+	SITE_RUN_NS,
+	SITE_WAIT_NS,
+	SITE_LOCK_NS,  /* entry to first queued work (entry visible only) */
+	SITE_LOCAL_NS, /* lru_add_drain() calls of this site (entry visible only) */
+	SITE_HISTS,
+};
+
+/*
  * A slot of the sites array (mmapped by user space, which reads it in place):
  * key and slot are written when the slot is taken, then ready is set once the
  * slot is the key's; a slot never ready was lost to a race and stays unused.
@@ -88,26 +111,28 @@ struct site_stats {
 	struct site_key key;
 	__u32 ready;
 	__u32 slot; /* its own index, for the drains that keep it */
-	__u64 drains;
-	__u64 forced_drains; /* lru_cache_disable(): every CPU, never piggybacks */
-	__u64 empty_drains;  /* returned with no work queued (entry visible only) */
-	__u64 works;
-	__u64 self_works;
-	__u64 ipis; /* IPIs that woke the CPU of one of its works not yet started */
-	struct hist dispatch_ns;
-	struct hist run_ns;
-	struct hist wait_ns;
-	struct hist lock_ns;  /* entry to first queued work (entry visible only) */
-	struct hist local_ns; /* lru_add_drain() calls of this site (entry visible only) */
+	__u64 count[SITE_COUNTS];
+	struct hist hist[SITE_HISTS];
+};
+
+/* A target CPU's counts and histograms, by index: cpu_stats.count[] and .hist[]. */
+enum cpu_count {
+	CPU_WORKS,
+	CPU_SELF_WORKS,
+	CPU_IPIS,
+	CPU_COUNTS,
+};
+
+enum cpu_hist {
+	CPU_DISPATCH_NS,
+	CPU_RUN_NS,
+	CPU_HISTS,
 };
 
 /* Per target CPU: the "victim" side. */
 struct cpu_stats {
-	__u64 works;
-	__u64 self_works;
-	__u64 ipis;
-	struct hist dispatch_ns;
-	struct hist run_ns;
+	__u64 count[CPU_COUNTS];
+	struct hist hist[CPU_HISTS];
 };
 
 /* POSIX_FADV_NORMAL..POSIX_FADV_NOREUSE are 0..5; anything else counts as "other". */

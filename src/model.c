@@ -120,11 +120,15 @@ static int merge_delta(struct arena *a, struct sparse_hist *into, const struct s
 
 static bool site_moved(const struct snap_site *cur, const struct snap_site *prev)
 {
-	if (!prev)
-		return cur->drains || cur->works || cur->wait_ns.count || cur->local_ns.count;
-	return cur->drains != prev->drains || cur->works != prev->works ||
-	       cur->wait_ns.count != prev->wait_ns.count ||
-	       cur->local_ns.count != prev->local_ns.count;
+	int i;
+
+	for (i = 0; i < SITE_COUNTS; i++)
+		if (cur->count[i] != (prev ? prev->count[i] : 0))
+			return true;
+	for (i = 0; i < SITE_HISTS; i++)
+		if (cur->hist[i].count != (prev ? prev->hist[i].count : 0))
+			return true;
+	return false;
 }
 
 /* Rows by site and comm: open addressing over a power of two of slots. */
@@ -212,7 +216,7 @@ static int add_site(struct model *m, struct row_index *ix, const struct snap_sit
 	struct model_stack st;
 	struct model_site *row;
 	bool fresh;
-	int err;
+	int i, err;
 
 	if (!site_moved(c, p))
 		return 0;
@@ -222,21 +226,14 @@ static int add_site(struct model *m, struct row_index *ix, const struct snap_sit
 	memcpy(comm, c->key.comm, sizeof(comm));
 	comm[sizeof(comm) - 1] = '\0';
 	row = row_for(m, ix, memo->site, comm, &fresh);
-	row->drains += delta(c->drains, p ? &p->drains : NULL);
-	row->forced_drains += delta(c->forced_drains, p ? &p->forced_drains : NULL);
-	row->empty_drains += delta(c->empty_drains, p ? &p->empty_drains : NULL);
-	row->works += delta(c->works, p ? &p->works : NULL);
-	row->self_works += delta(c->self_works, p ? &p->self_works : NULL);
-	row->ipis += delta(c->ipis, p ? &p->ipis : NULL);
-	if ((err = merge_delta(a, &row->dispatch_ns, &c->dispatch_ns, p ? &p->dispatch_ns : NULL,
-			       fresh)) ||
-	    (err = merge_delta(a, &row->run_ns, &c->run_ns, p ? &p->run_ns : NULL, fresh)) ||
-	    (err = merge_delta(a, &row->wait_ns, &c->wait_ns, p ? &p->wait_ns : NULL, fresh)) ||
-	    (err = merge_delta(a, &row->lock_ns, &c->lock_ns, p ? &p->lock_ns : NULL, fresh)) ||
-	    (err = merge_delta(a, &row->local_ns, &c->local_ns, p ? &p->local_ns : NULL, fresh)))
-		return err;
+	for (i = 0; i < SITE_COUNTS; i++)
+		row->count[i] += delta(c->count[i], p ? &p->count[i] : NULL);
+	for (i = 0; i < SITE_HISTS; i++)
+		if ((err =
+			 merge_delta(a, &row->hist[i], &c->hist[i], p ? &p->hist[i] : NULL, fresh)))
+			return err;
 	st = memo->st;
-	st.drains = delta(c->drains, p ? &p->drains : NULL);
+	st.drains = delta(c->count[SITE_DRAINS], p ? &p->count[SITE_DRAINS] : NULL);
 	return add_stack(row, &st);
 }
 
@@ -253,10 +250,13 @@ static int cmp_sites(const void *a, const void *b)
 	const struct model_site *y = *(const struct model_site *const *)b;
 	int c;
 
-	if (x->wait_ns.sum != y->wait_ns.sum)
-		return x->wait_ns.sum > y->wait_ns.sum ? -1 : 1;
-	if (x->drains != y->drains)
-		return x->drains > y->drains ? -1 : 1;
+	const __u64 xw = x->hist[SITE_WAIT_NS].sum, yw = y->hist[SITE_WAIT_NS].sum;
+	const __u64 xd = x->count[SITE_DRAINS], yd = y->count[SITE_DRAINS];
+
+	if (xw != yw)
+		return xw > yw ? -1 : 1;
+	if (xd != yd)
+		return xd > yd ? -1 : 1;
 	c = strcmp(x->site, y->site);
 	return c ? c : strcmp(x->comm, y->comm);
 }
@@ -318,17 +318,17 @@ static int build_sites(struct model *m, const struct snapshot *cur, const struct
 	for (i = 0; i < m->nr_sites; i++) {
 		qsort(m->sites[i].stacks, (size_t)m->sites[i].nr_stacks, sizeof(struct model_stack),
 		      cmp_stacks);
-		m->drains += m->sites[i].drains;
-		m->local_drains += m->sites[i].local_ns.count;
-		m->works += m->sites[i].works;
-		m->self_works += m->sites[i].self_works;
+		m->drains += m->sites[i].count[SITE_DRAINS];
+		m->local_drains += m->sites[i].hist[SITE_LOCAL_NS].count;
+		m->works += m->sites[i].count[SITE_WORKS];
+		m->self_works += m->sites[i].count[SITE_SELF_WORKS];
 	}
 	return err;
 }
 
 static int build_cpus(struct model *m, const struct snapshot *cur, const struct snapshot *prev)
 {
-	int cpu, err;
+	int cpu, i, err;
 
 	m->cpus = calloc((size_t)cur->nr_cpus + 1, sizeof(*m->cpus));
 	if (!m->cpus)
@@ -338,16 +338,15 @@ static int build_cpus(struct model *m, const struct snapshot *cur, const struct 
 		const struct snap_cpu *p = prev && cpu < prev->nr_cpus ? &prev->cpus[cpu] : NULL;
 		struct model_cpu *mc = &m->cpus[m->nr_cpus];
 
-		if (c->works == (p ? p->works : 0))
+		if (c->count[CPU_WORKS] == (p ? p->count[CPU_WORKS] : 0))
 			continue;
 		mc->cpu = cpu;
-		mc->works = c->works - (p ? p->works : 0);
-		mc->self_works = c->self_works - (p ? p->self_works : 0);
-		mc->ipis = c->ipis - (p ? p->ipis : 0);
-		if ((err = hist__delta(&c->dispatch_ns, p ? &p->dispatch_ns : NULL, &m->arena,
-				       &mc->dispatch_ns)) ||
-		    (err = hist__delta(&c->run_ns, p ? &p->run_ns : NULL, &m->arena, &mc->run_ns)))
-			return err;
+		for (i = 0; i < CPU_COUNTS; i++)
+			mc->count[i] = c->count[i] - (p ? p->count[i] : 0);
+		for (i = 0; i < CPU_HISTS; i++)
+			if ((err = hist__delta(&c->hist[i], p ? &p->hist[i] : NULL, &m->arena,
+					       &mc->hist[i])))
+				return err;
 		m->nr_cpus++;
 	}
 	return 0;

@@ -11,6 +11,7 @@
 #include "arena.h"
 #include "drainstat.h"
 #include "hist.h"
+#include "metric.h"
 #include "snapshot.h"
 
 struct ksyms;
@@ -28,17 +29,8 @@ struct model_stack {
 struct model_site {
 	char site[MODEL_NAME_LEN];
 	char comm[DRAINSTAT_COMM_LEN];
-	__u64 drains;
-	__u64 forced_drains;
-	__u64 empty_drains;
-	__u64 works;
-	__u64 self_works;
-	__u64 ipis;
-	struct sparse_hist dispatch_ns;
-	struct sparse_hist run_ns;
-	struct sparse_hist wait_ns;
-	struct sparse_hist lock_ns;
-	struct sparse_hist local_ns; /* local drains: lru_add_drain() calls */
+	__u64 count[SITE_COUNTS];	     /* by enum site_count (src/metric.h) */
+	struct sparse_hist hist[SITE_HISTS]; /* by enum site_hist */
 	struct model_stack *stacks;
 	int nr_stacks;
 };
@@ -46,11 +38,8 @@ struct model_site {
 /* A target CPU that received works. */
 struct model_cpu {
 	int cpu;
-	__u64 works;
-	__u64 self_works;
-	__u64 ipis;
-	struct sparse_hist dispatch_ns;
-	struct sparse_hist run_ns;
+	__u64 count[CPU_COUNTS]; /* by enum cpu_count */
+	struct sparse_hist hist[CPU_HISTS];
 };
 
 struct model_fadvise {

@@ -5,6 +5,7 @@
 
 #include "escape.h"
 #include "hist.h"
+#include "metric.h"
 #include "report_json.h"
 
 /* report > sites > site > stacks > stack > frames is the deepest nesting. */
@@ -149,22 +150,26 @@ static void put_stacks(struct json *j, const struct model_site *s)
 	json_close(j, ']');
 }
 
+/* Counts then histograms, each under its name (src/metric.c). */
+static void put_metrics(struct json *j, const __u64 *count, const struct metric_desc *count_desc,
+			int nr_counts, const struct sparse_hist *hist,
+			const struct metric_desc *hist_desc, int nr_hists)
+{
+	int i;
+
+	for (i = 0; i < nr_counts; i++)
+		json_u64(j, count_desc[i].name, count[i]);
+	for (i = 0; i < nr_hists; i++)
+		put_dist(j, hist_desc[i].name, &hist[i]);
+}
+
 static void put_site(struct json *j, const struct model_site *s)
 {
 	json_open(j, NULL, '{');
 	json_str(j, "site", s->site, MODEL_NAME_LEN);
 	json_str(j, "comm", s->comm, DRAINSTAT_COMM_LEN);
-	json_u64(j, "drains", s->drains);
-	json_u64(j, "forced_drains", s->forced_drains);
-	json_u64(j, "empty_drains", s->empty_drains);
-	json_u64(j, "works", s->works);
-	json_u64(j, "self_works", s->self_works);
-	json_u64(j, "ipis", s->ipis);
-	put_dist(j, "dispatch_ns", &s->dispatch_ns);
-	put_dist(j, "run_ns", &s->run_ns);
-	put_dist(j, "wait_ns", &s->wait_ns);
-	put_dist(j, "lock_ns", &s->lock_ns);
-	put_dist(j, "local_ns", &s->local_ns);
+	put_metrics(j, s->count, metric__site_count, SITE_COUNTS, s->hist, metric__site_hist,
+		    SITE_HISTS);
 	put_stacks(j, s);
 	json_close(j, '}');
 }
@@ -193,11 +198,8 @@ static void put_cpus(struct json *j, const struct model *m)
 
 		json_open(j, NULL, '{');
 		json_u64(j, "cpu", (__u64)c->cpu);
-		json_u64(j, "works", c->works);
-		json_u64(j, "self_works", c->self_works);
-		json_u64(j, "ipis", c->ipis);
-		put_dist(j, "dispatch_ns", &c->dispatch_ns);
-		put_dist(j, "run_ns", &c->run_ns);
+		put_metrics(j, c->count, metric__cpu_count, CPU_COUNTS, c->hist, metric__cpu_hist,
+			    CPU_HISTS);
 		json_close(j, '}');
 	}
 	json_close(j, ']');

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "hist.h"
+#include "metric.h"
 #include "report_prom.h"
 
 #define NS_PER_SEC 1000000000ULL
@@ -31,19 +32,21 @@
 #define LE_STEP	       2
 #define NR_LE	       ((LE_LAST_SHIFT - LE_FIRST_SHIFT) / LE_STEP + 2) /* the edges and +Inf */
 
-enum site_family { FAM_DISPATCH, FAM_RUN, FAM_WAIT, FAM_LOCK, NR_FAMILIES };
-
-/* One histogram as the exposition shows it: cumulative le counts, +Inf last, and the sum. */
+/*
+ * One histogram as the exposition shows it: cumulative le counts, +Inf last,
+ * and the sum; and its count, what the family of a count alone shows.
+ */
 struct prom_series {
 	__u64 le[NR_LE];
 	__u64 sum_ns;
+	__u64 count;
 };
 
 /* A site label an export has shown: by name, or within "other" (kept false). */
 struct prom_seen {
 	char name[MODEL_NAME_LEN];
 	bool kept;
-	struct prom_series last[NR_FAMILIES];
+	struct prom_series last[SITE_HISTS];
 };
 
 struct prom_memory {
@@ -55,9 +58,8 @@ struct prom_memory {
 /* One site label: the model's rows of that site summed over their comms. */
 struct prom_site {
 	const char *name;
-	__u64 drains, forced_drains, empty_drains, works, self_works, ipis;
-	__u64 local_drains;
-	struct prom_series dispatch_ns, run_ns, wait_ns, lock_ns;
+	__u64 count[SITE_COUNTS];
+	struct prom_series hist[SITE_HISTS];
 	struct prom_seen *seen; /* its memory; NULL without one */
 };
 
@@ -77,9 +79,6 @@ void prom_memory__free(struct prom_memory *pm)
 	free(pm->seen);
 	free(pm);
 }
-
-#define SITE_U64(s, off)    (*(const __u64 *)((const char *)(s) + (off)))
-#define SITE_SERIES(s, off) ((const struct prom_series *)((const char *)(s) + (off)))
 
 static void put_family(FILE *f, const char *name, const char *type, const char *help)
 {
@@ -154,6 +153,7 @@ static void series_add_hist(struct prom_series *into, const struct sparse_hist *
 	int i;
 
 	into->sum_ns += h->sum;
+	into->count += h->count;
 	if (!h->nr)
 		return;
 	for (j = 0; j < h->nr; j++)
@@ -171,44 +171,36 @@ static void series_add(struct prom_series *into, const struct prom_series *s)
 	for (i = 0; i < NR_LE; i++)
 		into->le[i] += s->le[i];
 	into->sum_ns += s->sum_ns;
+	into->count += s->count;
 }
 
 static void add_row(struct prom_site *s, const struct model_site *r)
 {
-	s->drains += r->drains;
-	s->forced_drains += r->forced_drains;
-	s->empty_drains += r->empty_drains;
-	s->works += r->works;
-	s->self_works += r->self_works;
-	s->ipis += r->ipis;
-	s->local_drains += r->local_ns.count;
-	series_add_hist(&s->dispatch_ns, &r->dispatch_ns);
-	series_add_hist(&s->run_ns, &r->run_ns);
-	series_add_hist(&s->wait_ns, &r->wait_ns);
-	series_add_hist(&s->lock_ns, &r->lock_ns);
+	int i;
+
+	for (i = 0; i < SITE_COUNTS; i++)
+		s->count[i] += r->count[i];
+	for (i = 0; i < SITE_HISTS; i++)
+		series_add_hist(&s->hist[i], &r->hist[i]);
 }
 
 static void add_site(struct prom_site *into, const struct prom_site *s)
 {
-	into->drains += s->drains;
-	into->forced_drains += s->forced_drains;
-	into->empty_drains += s->empty_drains;
-	into->works += s->works;
-	into->self_works += s->self_works;
-	into->ipis += s->ipis;
-	into->local_drains += s->local_drains;
-	series_add(&into->dispatch_ns, &s->dispatch_ns);
-	series_add(&into->run_ns, &s->run_ns);
-	series_add(&into->wait_ns, &s->wait_ns);
-	series_add(&into->lock_ns, &s->lock_ns);
+	int i;
+
+	for (i = 0; i < SITE_COUNTS; i++)
+		into->count[i] += s->count[i];
+	for (i = 0; i < SITE_HISTS; i++)
+		series_add(&into->hist[i], &s->hist[i]);
 }
 
 static int cmp_wait(const void *a, const void *b)
 {
 	const struct prom_site *x = a, *y = b;
+	const __u64 xw = x->hist[SITE_WAIT_NS].sum_ns, yw = y->hist[SITE_WAIT_NS].sum_ns;
 
-	if (x->wait_ns.sum_ns != y->wait_ns.sum_ns)
-		return x->wait_ns.sum_ns > y->wait_ns.sum_ns ? -1 : 1;
+	if (xw != yw)
+		return xw > yw ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
@@ -286,33 +278,37 @@ static int fold_other(struct prom_site *v, int n, int max_sites, struct prom_mem
 	return kept;
 }
 
-static void put_site_counter(FILE *f, const struct prom_site *v, int n, const char *name,
-			     size_t off, const char *help)
+/* A count of each site: count k of its counts, or with hist, histogram k's count. */
+static void put_site_counter(FILE *f, const struct prom_site *v, int n, const struct metric_desc *d,
+			     int k, bool hist)
 {
 	int i;
 
-	put_family(f, name, "counter", help);
+	put_family(f, d->prom, "counter", d->help);
 	for (i = 0; i < n; i++) {
-		fprintf(f, "drainstat_%s{", name);
+		fprintf(f, "drainstat_%s{", d->prom);
 		put_label(f, "site", v[i].name);
-		fprintf(f, "} %llu\n", (unsigned long long)SITE_U64(&v[i], off));
+		fprintf(f, "} %llu\n",
+			(unsigned long long)(hist ? v[i].hist[k].count : v[i].count[k]));
 	}
 }
 
 static void put_works(FILE *f, const struct prom_site *v, int n)
 {
+	const struct metric_desc *d = &metric__site_count[SITE_WORKS];
 	int i;
 
-	put_family(f, "works_total", "counter",
-		   "Works queued by drains; kind=self: on the caller's own CPU.");
+	put_family(f, d->prom, "counter", d->help);
 	for (i = 0; i < n; i++) {
-		fputs("drainstat_works_total{", f);
+		const __u64 self = v[i].count[SITE_SELF_WORKS];
+
+		fprintf(f, "drainstat_%s{", d->prom);
 		put_label(f, "site", v[i].name);
-		fprintf(f, ",kind=\"self\"} %llu\n", (unsigned long long)v[i].self_works);
-		fputs("drainstat_works_total{", f);
+		fprintf(f, ",kind=\"self\"} %llu\n", (unsigned long long)self);
+		fprintf(f, "drainstat_%s{", d->prom);
 		put_label(f, "site", v[i].name);
 		fprintf(f, ",kind=\"remote\"} %llu\n",
-			(unsigned long long)(v[i].works - v[i].self_works));
+			(unsigned long long)(v[i].count[SITE_WORKS] - self));
 	}
 }
 
@@ -360,50 +356,41 @@ static void put_hist(FILE *f, const char *name, const char *site, const struct p
 	fprintf(f, "} %llu\n", (unsigned long long)s.le[i]);
 }
 
-static void put_site_hist(FILE *f, const struct prom_site *v, int n, const char *name, size_t off,
-			  enum site_family fam, const char *help)
+static void put_site_hist(FILE *f, const struct prom_site *v, int n, const struct metric_desc *d,
+			  int k)
 {
 	int i;
 
-	put_family(f, name, "histogram", help);
+	put_family(f, d->prom, "histogram", d->help);
 	for (i = 0; i < n; i++)
-		put_hist(f, name, v[i].name, SITE_SERIES(&v[i], off),
-			 v[i].seen ? &v[i].seen->last[fam] : NULL);
+		put_hist(f, d->prom, v[i].name, &v[i].hist[k],
+			 v[i].seen ? &v[i].seen->last[k] : NULL);
 }
 
+/* Every site metric the mode measures and the export shows (src/metric.c), in its order. */
 static void put_sites(FILE *f, const struct model_info *info, const struct prom_site *v, int n)
 {
-	put_site_counter(f, v, n, "drains_total", offsetof(struct prom_site, drains),
-			 "Calls of lru_add_drain_all() and lru_cache_disable().");
-	put_works(f, v, n);
-	if (info->entry_visible) {
-		put_site_counter(f, v, n, "empty_drains_total",
-				 offsetof(struct prom_site, empty_drains),
-				 "Drains that returned without queueing a work (piggybacked).");
-		put_site_counter(f, v, n, "forced_drains_total",
-				 offsetof(struct prom_site, forced_drains),
-				 "Forced drains: lru_cache_disable(), every CPU.");
+	int k;
+
+	for (k = 0; k < SITE_COUNTS; k++) {
+		const struct metric_desc *d = &metric__site_count[k];
+
+		if (!d->prom || !metric__seen(d, info))
+			continue;
+		if (k == SITE_WORKS)
+			put_works(f, v, n);
+		else
+			put_site_counter(f, v, n, d, k, false);
 	}
-	if (info->has_local) {
-		put_site_counter(f, v, n, "local_drains_total",
-				 offsetof(struct prom_site, local_drains),
-				 "Calls of lru_add_drain().");
-	}
-	if (info->has_ipi) {
-		put_site_counter(f, v, n, "ipis_total", offsetof(struct prom_site, ipis),
-				 "IPIs sent to wake the CPUs that got works.");
-	}
-	put_site_hist(f, v, n, "dispatch_seconds", offsetof(struct prom_site, dispatch_ns),
-		      FAM_DISPATCH, "Work queued to work started on the target CPU.");
-	put_site_hist(f, v, n, "run_seconds", offsetof(struct prom_site, run_ns), FAM_RUN,
-		      "Work started to work ended on the target CPU.");
-	put_site_hist(f, v, n, "wait_seconds", offsetof(struct prom_site, wait_ns), FAM_WAIT,
-		      "Time a drain held its caller: entry to exit, or in tracepoint mode "
-		      "first queue to last work end (a lower bound).");
-	if (info->entry_visible) {
-		put_site_hist(f, v, n, "lock_seconds", offsetof(struct prom_site, lock_ns),
-			      FAM_LOCK,
-			      "Drain entry to first queued work: the mutex and the checks.");
+	for (k = 0; k < SITE_HISTS; k++) {
+		const struct metric_desc *d = &metric__site_hist[k];
+
+		if (!d->prom || !metric__seen(d, info))
+			continue;
+		if (d->shape == PROM_HIST_COUNT)
+			put_site_counter(f, v, n, d, k, true);
+		else
+			put_site_hist(f, v, n, d, k);
 	}
 }
 
@@ -424,27 +411,32 @@ static void put_fadvise(FILE *f, const struct model *m)
 	fprintf(f, "drainstat_fadvise_escalations_total %llu\n", (unsigned long long)escalations);
 }
 
+/* The target CPUs' metrics that the export shows (src/metric.c): counts, and sums of seconds. */
 static void put_victims(FILE *f, const struct model *m)
 {
-	int i;
+	int i, k;
 
-	put_family(f, "victim_works_total", "counter", "Works run by a CPU for drains.");
-	for (i = 0; i < m->nr_cpus; i++)
-		fprintf(f, "drainstat_victim_works_total{cpu=\"%d\"} %llu\n", m->cpus[i].cpu,
-			(unsigned long long)m->cpus[i].works);
-	put_family(f, "victim_run_seconds_total", "counter",
-		   "Time a CPU spent running works for drains.");
-	for (i = 0; i < m->nr_cpus; i++) {
-		fprintf(f, "drainstat_victim_run_seconds_total{cpu=\"%d\"} ", m->cpus[i].cpu);
-		put_seconds(f, m->cpus[i].run_ns.sum);
-		fputc('\n', f);
+	for (k = 0; k < CPU_COUNTS; k++) {
+		const struct metric_desc *d = &metric__cpu_count[k];
+
+		if (!d->prom || !metric__seen(d, &m->info))
+			continue;
+		put_family(f, d->prom, "counter", d->help);
+		for (i = 0; i < m->nr_cpus; i++)
+			fprintf(f, "drainstat_%s{cpu=\"%d\"} %llu\n", d->prom, m->cpus[i].cpu,
+				(unsigned long long)m->cpus[i].count[k]);
 	}
-	put_family(f, "victim_dispatch_seconds_total", "counter",
-		   "Time works for drains waited to start on a CPU.");
-	for (i = 0; i < m->nr_cpus; i++) {
-		fprintf(f, "drainstat_victim_dispatch_seconds_total{cpu=\"%d\"} ", m->cpus[i].cpu);
-		put_seconds(f, m->cpus[i].dispatch_ns.sum);
-		fputc('\n', f);
+	for (k = 0; k < CPU_HISTS; k++) {
+		const struct metric_desc *d = &metric__cpu_hist[k];
+
+		if (!d->prom || !metric__seen(d, &m->info))
+			continue;
+		put_family(f, d->prom, "counter", d->help);
+		for (i = 0; i < m->nr_cpus; i++) {
+			fprintf(f, "drainstat_%s{cpu=\"%d\"} ", d->prom, m->cpus[i].cpu);
+			put_seconds(f, m->cpus[i].hist[k].sum);
+			fputc('\n', f);
+		}
 	}
 }
 

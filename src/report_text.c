@@ -91,18 +91,18 @@ static void print_site_row(FILE *f, const struct model_site *s, const struct sit
 	fprintf(f, "%-*.*s %-*s %6llu %5llu %4llu", w->site, SITE_MAX_W,
 		escape__text(s->site, MODEL_NAME_LEN, site, sizeof(site)), w->comm,
 		escape__text(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)),
-		(unsigned long long)s->drains, (unsigned long long)s->works,
-		(unsigned long long)s->self_works);
-	put_dist(f, &s->dispatch_ns, true);
-	put_dist(f, &s->run_ns, true);
-	put_dist(f, &s->wait_ns, false);
+		(unsigned long long)s->count[SITE_DRAINS], (unsigned long long)s->count[SITE_WORKS],
+		(unsigned long long)s->count[SITE_SELF_WORKS]);
+	put_dist(f, &s->hist[SITE_DISPATCH_NS], true);
+	put_dist(f, &s->hist[SITE_RUN_NS], true);
+	put_dist(f, &s->hist[SITE_WAIT_NS], false);
 	if (info->entry_visible) {
-		put_dist(f, &s->lock_ns, false);
-		fprintf(f, " %5llu %6llu", (unsigned long long)s->empty_drains,
-			(unsigned long long)s->forced_drains);
+		put_dist(f, &s->hist[SITE_LOCK_NS], false);
+		fprintf(f, " %5llu %6llu", (unsigned long long)s->count[SITE_EMPTY_DRAINS],
+			(unsigned long long)s->count[SITE_FORCED_DRAINS]);
 	}
 	if (info->has_ipi)
-		fprintf(f, " %5llu", (unsigned long long)s->ipis);
+		fprintf(f, " %5llu", (unsigned long long)s->count[SITE_IPIS]);
 	fputc('\n', f);
 }
 
@@ -146,7 +146,7 @@ static void print_hist(FILE *f, const char *name, const struct sparse_hist *h)
 
 static bool has_drains(const struct model_site *s)
 {
-	return s->drains || s->works;
+	return s->count[SITE_DRAINS] || s->count[SITE_WORKS];
 }
 
 static void print_sites(FILE *f, const struct model *m, const struct text_opts *opts)
@@ -166,12 +166,12 @@ static void print_sites(FILE *f, const struct model *m, const struct text_opts *
 		if (opts->stacks)
 			print_stacks(f, &m->sites[i]);
 		if (opts->histograms) {
-			print_hist(f, "dispatch", &m->sites[i].dispatch_ns);
-			print_hist(f, "run", &m->sites[i].run_ns);
+			print_hist(f, "dispatch", &m->sites[i].hist[SITE_DISPATCH_NS]);
+			print_hist(f, "run", &m->sites[i].hist[SITE_RUN_NS]);
 			print_hist(f, m->info.wait_is_lower_bound ? "wait~" : "wait",
-				   &m->sites[i].wait_ns);
+				   &m->sites[i].hist[SITE_WAIT_NS]);
 			if (m->info.entry_visible)
-				print_hist(f, "lock", &m->sites[i].lock_ns);
+				print_hist(f, "lock", &m->sites[i].hist[SITE_LOCK_NS]);
 		}
 	}
 }
@@ -183,8 +183,8 @@ static int cmp_local_total(const void *a, const void *b)
 	const struct model_site *x = *(const struct model_site *const *)a;
 	const struct model_site *y = *(const struct model_site *const *)b;
 
-	if (x->local_ns.sum != y->local_ns.sum)
-		return x->local_ns.sum > y->local_ns.sum ? -1 : 1;
+	if (x->hist[SITE_LOCAL_NS].sum != y->hist[SITE_LOCAL_NS].sum)
+		return x->hist[SITE_LOCAL_NS].sum > y->hist[SITE_LOCAL_NS].sum ? -1 : 1;
 	return strcmp(x->site, y->site);
 }
 
@@ -195,9 +195,9 @@ static void print_local_row(FILE *f, const struct model_site *s, const struct si
 	fprintf(f, "%-*.*s %-*s %6llu", w->site, SITE_MAX_W,
 		escape__text(s->site, MODEL_NAME_LEN, site, sizeof(site)), w->comm,
 		escape__text(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)),
-		(unsigned long long)s->local_ns.count);
-	put_dist(f, &s->local_ns, true);
-	put_ns(f, s->local_ns.sum);
+		(unsigned long long)s->hist[SITE_LOCAL_NS].count);
+	put_dist(f, &s->hist[SITE_LOCAL_NS], true);
+	put_ns(f, s->hist[SITE_LOCAL_NS].sum);
 	fputc('\n', f);
 }
 
@@ -214,7 +214,7 @@ static void print_local(FILE *f, const struct model *m)
 	if (!rows)
 		return;
 	for (i = 0; i < m->nr_sites; i++)
-		if (m->sites[i].local_ns.count)
+		if (m->sites[i].hist[SITE_LOCAL_NS].count)
 			rows[n++] = &m->sites[i];
 	qsort(rows, (size_t)n, sizeof(*rows), cmp_local_total);
 	fprintf(f, "\n%-*s %-*s %6s %5s %5s %5s %5s\n", w.site, "LOCAL", w.comm, "COMM", "CALLS",
@@ -265,13 +265,13 @@ static void print_cpus(FILE *f, const struct model *m)
 	for (i = 0; i < m->nr_cpus; i++) {
 		const struct model_cpu *c = &m->cpus[i];
 
-		fprintf(f, "%-4d %6llu %4llu", c->cpu, (unsigned long long)c->works,
-			(unsigned long long)c->self_works);
-		put_dist(f, &c->dispatch_ns, true);
-		put_dist(f, &c->run_ns, true);
-		put_ns(f, c->run_ns.sum);
+		fprintf(f, "%-4d %6llu %4llu", c->cpu, (unsigned long long)c->count[CPU_WORKS],
+			(unsigned long long)c->count[CPU_SELF_WORKS]);
+		put_dist(f, &c->hist[CPU_DISPATCH_NS], true);
+		put_dist(f, &c->hist[CPU_RUN_NS], true);
+		put_ns(f, c->hist[CPU_RUN_NS].sum);
 		if (m->info.has_ipi)
-			fprintf(f, " %5llu", (unsigned long long)c->ipis);
+			fprintf(f, " %5llu", (unsigned long long)c->count[CPU_IPIS]);
 		fputc('\n', f);
 	}
 }

@@ -134,24 +134,17 @@ int snapshot__add_site(struct snapshot *snap, const struct site_stats *stats, co
 		       int nr_ips)
 {
 	struct snap_site *s;
-	int err;
+	int i, err;
 
 	if (snap->nr_sites == snap->sites_cap && (err = grow_sites(snap)))
 		return err;
 	s = &snap->sites[snap->nr_sites];
 	s->key = stats->key;
-	s->drains = stats->drains;
-	s->forced_drains = stats->forced_drains;
-	s->empty_drains = stats->empty_drains;
-	s->works = stats->works;
-	s->self_works = stats->self_works;
-	s->ipis = stats->ipis;
-	if ((err = hist__read(&stats->dispatch_ns, &snap->buckets, &s->dispatch_ns)) ||
-	    (err = hist__read(&stats->run_ns, &snap->buckets, &s->run_ns)) ||
-	    (err = hist__read(&stats->wait_ns, &snap->buckets, &s->wait_ns)) ||
-	    (err = hist__read(&stats->lock_ns, &snap->buckets, &s->lock_ns)) ||
-	    (err = hist__read(&stats->local_ns, &snap->buckets, &s->local_ns)))
-		return err;
+	for (i = 0; i < SITE_COUNTS; i++)
+		s->count[i] = stats->count[i];
+	for (i = 0; i < SITE_HISTS; i++)
+		if ((err = hist__read(&stats->hist[i], &snap->buckets, &s->hist[i])))
+			return err;
 	s->nr_ips = nr_ips < 0				 ? 0
 		    : nr_ips > DRAINSTAT_MAX_STACK_DEPTH ? DRAINSTAT_MAX_STACK_DEPTH
 							 : nr_ips;
@@ -164,7 +157,7 @@ int snapshot__add_site(struct snapshot *snap, const struct site_stats *stats, co
 
 int snapshot__set_cpus(struct snapshot *snap, const struct cpu_stats *cpus, int nr)
 {
-	int cpu, err;
+	int cpu, i, err;
 
 	if (nr > snap->cpus_cap) {
 		struct snap_cpu *c = realloc(snap->cpus, (size_t)nr * sizeof(*c));
@@ -178,12 +171,11 @@ int snapshot__set_cpus(struct snapshot *snap, const struct cpu_stats *cpus, int 
 	for (cpu = 0; cpu < nr; cpu++) {
 		struct snap_cpu *c = &snap->cpus[cpu];
 
-		c->works = cpus[cpu].works;
-		c->self_works = cpus[cpu].self_works;
-		c->ipis = cpus[cpu].ipis;
-		if ((err = hist__read(&cpus[cpu].dispatch_ns, &snap->buckets, &c->dispatch_ns)) ||
-		    (err = hist__read(&cpus[cpu].run_ns, &snap->buckets, &c->run_ns)))
-			return err;
+		for (i = 0; i < CPU_COUNTS; i++)
+			c->count[i] = cpus[cpu].count[i];
+		for (i = 0; i < CPU_HISTS; i++)
+			if ((err = hist__read(&cpus[cpu].hist[i], &snap->buckets, &c->hist[i])))
+				return err;
 	}
 	return 0;
 }

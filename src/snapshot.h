@@ -15,27 +15,15 @@
 
 struct snap_site {
 	struct site_key key;
-	__u64 drains;
-	__u64 forced_drains;
-	__u64 empty_drains;
-	__u64 works;
-	__u64 self_works;
-	__u64 ipis;
-	struct sparse_hist dispatch_ns;
-	struct sparse_hist run_ns;
-	struct sparse_hist wait_ns;
-	struct sparse_hist lock_ns;
-	struct sparse_hist local_ns;
+	__u64 count[SITE_COUNTS]; /* by enum site_count */
+	struct sparse_hist hist[SITE_HISTS];
 	__u64 ips[DRAINSTAT_MAX_STACK_DEPTH]; /* the caller's kernel stack, innermost first */
 	int nr_ips;			      /* 0 when the stack was lost */
 };
 
 struct snap_cpu {
-	__u64 works;
-	__u64 self_works;
-	__u64 ipis;
-	struct sparse_hist dispatch_ns;
-	struct sparse_hist run_ns;
+	__u64 count[CPU_COUNTS]; /* by enum cpu_count */
+	struct sparse_hist hist[CPU_HISTS];
 };
 
 struct snap_fadvise {

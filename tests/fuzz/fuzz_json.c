@@ -162,17 +162,17 @@ static void check_site(const struct json_value *o, const struct model_site *s)
 	FUZZ_CHECK(o->type == JSON_OBJECT, "a site is not an object");
 	expect_bytes(o, "site", s->site, sizeof(s->site));
 	expect_bytes(o, "comm", s->comm, sizeof(s->comm));
-	expect_u64(o, "drains", s->drains);
-	expect_u64(o, "forced_drains", s->forced_drains);
-	expect_u64(o, "empty_drains", s->empty_drains);
-	expect_u64(o, "works", s->works);
-	expect_u64(o, "self_works", s->self_works);
-	expect_u64(o, "ipis", s->ipis);
-	expect_dist(o, "dispatch_ns", &s->dispatch_ns);
-	expect_dist(o, "run_ns", &s->run_ns);
-	expect_dist(o, "wait_ns", &s->wait_ns);
-	expect_dist(o, "lock_ns", &s->lock_ns);
-	expect_dist(o, "local_ns", &s->local_ns);
+	expect_u64(o, "drains", s->count[SITE_DRAINS]);
+	expect_u64(o, "forced_drains", s->count[SITE_FORCED_DRAINS]);
+	expect_u64(o, "empty_drains", s->count[SITE_EMPTY_DRAINS]);
+	expect_u64(o, "works", s->count[SITE_WORKS]);
+	expect_u64(o, "self_works", s->count[SITE_SELF_WORKS]);
+	expect_u64(o, "ipis", s->count[SITE_IPIS]);
+	expect_dist(o, "dispatch_ns", &s->hist[SITE_DISPATCH_NS]);
+	expect_dist(o, "run_ns", &s->hist[SITE_RUN_NS]);
+	expect_dist(o, "wait_ns", &s->hist[SITE_WAIT_NS]);
+	expect_dist(o, "lock_ns", &s->hist[SITE_LOCK_NS]);
+	expect_dist(o, "local_ns", &s->hist[SITE_LOCAL_NS]);
 	stacks = expect_array(o, "stacks", (size_t)s->nr_stacks);
 	for (i = 0; i < s->nr_stacks; i++) {
 		FUZZ_CHECK(stacks->items[i]->type == JSON_OBJECT, "a stack is not an object");
@@ -191,11 +191,11 @@ static void check_cpus(const struct json_value *top, const struct model *m)
 
 		FUZZ_CHECK(o->type == JSON_OBJECT, "a CPU is not an object");
 		expect_u64(o, "cpu", (__u64)m->cpus[i].cpu);
-		expect_u64(o, "works", m->cpus[i].works);
-		expect_u64(o, "self_works", m->cpus[i].self_works);
-		expect_u64(o, "ipis", m->cpus[i].ipis);
-		expect_dist(o, "dispatch_ns", &m->cpus[i].dispatch_ns);
-		expect_dist(o, "run_ns", &m->cpus[i].run_ns);
+		expect_u64(o, "works", m->cpus[i].count[CPU_WORKS]);
+		expect_u64(o, "self_works", m->cpus[i].count[CPU_SELF_WORKS]);
+		expect_u64(o, "ipis", m->cpus[i].count[CPU_IPIS]);
+		expect_dist(o, "dispatch_ns", &m->cpus[i].hist[CPU_DISPATCH_NS]);
+		expect_dist(o, "run_ns", &m->cpus[i].hist[CPU_RUN_NS]);
 	}
 }
 

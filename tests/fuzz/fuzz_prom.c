@@ -36,16 +36,16 @@ static void add_up(const struct model *m, struct totals *t)
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < m->nr_sites; i++) {
-		t->forced += m->sites[i].forced_drains;
-		t->empty += m->sites[i].empty_drains;
-		t->local += m->sites[i].local_ns.count;
-		t->ipis += m->sites[i].ipis;
-		t->wait_count += bucket_total(&m->sites[i].wait_ns);
+		t->forced += m->sites[i].count[SITE_FORCED_DRAINS];
+		t->empty += m->sites[i].count[SITE_EMPTY_DRAINS];
+		t->local += m->sites[i].hist[SITE_LOCAL_NS].count;
+		t->ipis += m->sites[i].count[SITE_IPIS];
+		t->wait_count += bucket_total(&m->sites[i].hist[SITE_WAIT_NS]);
 	}
 	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++)
 		t->fadvise_calls += m->fadvise[i].calls;
 	for (i = 0; i < m->nr_cpus; i++)
-		t->victim_works += m->cpus[i].works;
+		t->victim_works += m->cpus[i].count[CPU_WORKS];
 }
 
 /* The family's samples add up to want; present only when shown, and then one per site. */

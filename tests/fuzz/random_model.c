@@ -137,20 +137,22 @@ static int random_site(struct bytes *b, struct model *m, struct model_site *s)
 
 	random_name(b, s->site, sizeof(s->site));
 	bytes__string(b, s->comm, sizeof(s->comm));
-	s->drains = random_count(b);
-	s->forced_drains = s->drains ? random_count(b) % (s->drains + 1) : 0;
-	s->empty_drains = s->drains ? random_count(b) % (s->drains + 1) : 0;
-	s->works = random_count(b);
-	s->self_works = random_count(b) % (s->works + 1);
-	s->ipis = random_count(b);
-	if (random_hist(b, a, &s->dispatch_ns) || random_hist(b, a, &s->run_ns) ||
-	    random_hist(b, a, &s->wait_ns) || random_hist(b, a, &s->lock_ns) ||
-	    random_hist(b, a, &s->local_ns))
+	s->count[SITE_DRAINS] = random_count(b);
+	s->count[SITE_FORCED_DRAINS] =
+	    s->count[SITE_DRAINS] ? random_count(b) % (s->count[SITE_DRAINS] + 1) : 0;
+	s->count[SITE_EMPTY_DRAINS] =
+	    s->count[SITE_DRAINS] ? random_count(b) % (s->count[SITE_DRAINS] + 1) : 0;
+	s->count[SITE_WORKS] = random_count(b);
+	s->count[SITE_SELF_WORKS] = random_count(b) % (s->count[SITE_WORKS] + 1);
+	s->count[SITE_IPIS] = random_count(b);
+	if (random_hist(b, a, &s->hist[SITE_DISPATCH_NS]) ||
+	    random_hist(b, a, &s->hist[SITE_RUN_NS]) || random_hist(b, a, &s->hist[SITE_WAIT_NS]) ||
+	    random_hist(b, a, &s->hist[SITE_LOCK_NS]) || random_hist(b, a, &s->hist[SITE_LOCAL_NS]))
 		return -ENOMEM;
-	m->drains += s->drains;
-	m->works += s->works;
-	m->self_works += s->self_works;
-	m->local_drains += s->local_ns.count;
+	m->drains += s->count[SITE_DRAINS];
+	m->works += s->count[SITE_WORKS];
+	m->self_works += s->count[SITE_SELF_WORKS];
+	m->local_drains += s->hist[SITE_LOCAL_NS].count;
 	return random_stacks(b, a, s);
 }
 
@@ -169,11 +171,11 @@ static int random_cpus(struct bytes *b, struct model *m)
 		if (cpu >= DRAINSTAT_MAX_CPUS)
 			break;
 		c->cpu = cpu;
-		c->works = 1 + random_count(b);
-		c->self_works = random_count(b) % (c->works + 1);
-		c->ipis = random_count(b);
-		if (random_hist(b, &m->arena, &c->dispatch_ns) ||
-		    random_hist(b, &m->arena, &c->run_ns))
+		c->count[CPU_WORKS] = 1 + random_count(b);
+		c->count[CPU_SELF_WORKS] = random_count(b) % (c->count[CPU_WORKS] + 1);
+		c->count[CPU_IPIS] = random_count(b);
+		if (random_hist(b, &m->arena, &c->hist[CPU_DISPATCH_NS]) ||
+		    random_hist(b, &m->arena, &c->hist[CPU_RUN_NS]))
 			return -ENOMEM;
 		m->nr_cpus++;
 	}

@@ -65,13 +65,13 @@ static inline struct site_stats *golden__add_site(struct golden_maps *k, int sta
  */
 static inline void golden__add_full_mode(struct golden_maps *k)
 {
-	k->sites[0].drains += 20; /* 20 piggybacked: no work queued */
-	k->sites[0].empty_drains = 20;
-	k->sites[0].ipis = 290;
-	golden__hist_fill(&k->sites[0].lock_ns, 2000, 100, 300);
-	golden__hist_fill(&k->sites[0].local_ns, 700, 10, 8000);
-	k->sites[1].forced_drains = 2;
-	k->cpus[0].ipis = 290;
+	k->sites[0].count[SITE_DRAINS] += 20; /* 20 piggybacked: no work queued */
+	k->sites[0].count[SITE_EMPTY_DRAINS] = 20;
+	k->sites[0].count[SITE_IPIS] = 290;
+	golden__hist_fill(&k->sites[0].hist[SITE_LOCK_NS], 2000, 100, 300);
+	golden__hist_fill(&k->sites[0].hist[SITE_LOCAL_NS], 700, 10, 8000);
+	k->sites[1].count[SITE_FORCED_DRAINS] = 2;
+	k->cpus[0].count[CPU_IPIS] = 290;
 }
 
 /* Reads k into s, as tracer__snapshot() reads the maps, and frees k. */

@@ -47,12 +47,12 @@ static const __u64 khugepaged_stack[] = {
 static void site_fill(struct site_stats *s, int drains, int works, int self, __u64 dispatch,
 		      __u64 run, __u64 wait)
 {
-	s->drains = (__u64)drains;
-	s->works = (__u64)works;
-	s->self_works = (__u64)self;
-	golden__hist_fill(&s->dispatch_ns, dispatch, dispatch / 50, works);
-	golden__hist_fill(&s->run_ns, run, run / 100, works);
-	golden__hist_fill(&s->wait_ns, wait, wait / 40, drains);
+	s->count[SITE_DRAINS] = (__u64)drains;
+	s->count[SITE_WORKS] = (__u64)works;
+	s->count[SITE_SELF_WORKS] = (__u64)self;
+	golden__hist_fill(&s->hist[SITE_DISPATCH_NS], dispatch, dispatch / 50, works);
+	golden__hist_fill(&s->hist[SITE_RUN_NS], run, run / 100, works);
+	golden__hist_fill(&s->hist[SITE_WAIT_NS], wait, wait / 40, drains);
 }
 
 /* 300 forced drains from drainforce, two compaction stacks, khugepaged, a hostile comm. */
@@ -72,13 +72,13 @@ static struct golden_maps *make_maps(int scale)
 	site_fill(site, 3, 3, 0, 8 * US, 2 * US, 60 * US);
 	site = golden__add_site(k, -1, "evil\x1b[31m\"\\", NULL, 0);
 	site_fill(site, 1, 1, 0, 5 * US, 1 * US, 9 * US);
-	k->cpus[0].works = 300 * (__u64)scale + 5;
-	golden__hist_fill(&k->cpus[0].dispatch_ns, 12 * US, 240, 300 * scale + 5);
-	golden__hist_fill(&k->cpus[0].run_ns, 3 * US, 30, 300 * scale + 5);
-	k->cpus[1].works = 5;
-	k->cpus[1].self_works = 3;
-	golden__hist_fill(&k->cpus[1].dispatch_ns, 25 * US, 500, 5);
-	golden__hist_fill(&k->cpus[1].run_ns, 800 * US, 8000, 5);
+	k->cpus[0].count[CPU_WORKS] = 300 * (__u64)scale + 5;
+	golden__hist_fill(&k->cpus[0].hist[CPU_DISPATCH_NS], 12 * US, 240, 300 * scale + 5);
+	golden__hist_fill(&k->cpus[0].hist[CPU_RUN_NS], 3 * US, 30, 300 * scale + 5);
+	k->cpus[1].count[CPU_WORKS] = 5;
+	k->cpus[1].count[CPU_SELF_WORKS] = 3;
+	golden__hist_fill(&k->cpus[1].hist[CPU_DISPATCH_NS], 25 * US, 500, 5);
+	golden__hist_fill(&k->cpus[1].hist[CPU_RUN_NS], 800 * US, 8000, 5);
 	k->fadvise[FADVISE_DONTNEED].calls = 300 * (__u64)scale;
 	k->fadvise[FADVISE_DONTNEED].escalations = 300 * (__u64)scale;
 	golden__hist_fill(&k->fadvise[FADVISE_DONTNEED].latency_ns, 50 * US, 1000, 300 * scale);
@@ -266,8 +266,8 @@ static void test_rows_sorted(void)
 		memset(site, 0, sizeof(*site));
 		site->key.stack_id = k;
 		snprintf(site->key.comm, sizeof(site->key.comm), "c%d", rank);
-		site->drains = (__u64)rank + 1;
-		golden__hist_fill(&site->wait_ns, (__u64)(rank + 1) * US, 0, rank + 1);
+		site->count[SITE_DRAINS] = (__u64)rank + 1;
+		golden__hist_fill(&site->hist[SITE_WAIT_NS], (__u64)(rank + 1) * US, 0, rank + 1);
 		CHECK(snapshot__add_site(&s, site, NULL, 0) == 0);
 	}
 	free(site);
@@ -278,10 +278,13 @@ static void test_rows_sorted(void)
 		const struct model_site *r = &m.sites[k];
 		char comm[DRAINSTAT_COMM_LEN];
 
-		snprintf(comm, sizeof(comm), "c%llu", (unsigned long long)(r->drains - 1));
-		whole &= !strcmp(r->comm, comm) && r->wait_ns.count == r->drains &&
-			 r->wait_ns.sum == r->drains * r->drains * US;
-		sorted &= r->drains == (__u64)(N - k);
+		snprintf(comm, sizeof(comm), "c%llu",
+			 (unsigned long long)(r->count[SITE_DRAINS] - 1));
+		whole &=
+		    !strcmp(r->comm, comm) &&
+		    r->hist[SITE_WAIT_NS].count == r->count[SITE_DRAINS] &&
+		    r->hist[SITE_WAIT_NS].sum == r->count[SITE_DRAINS] * r->count[SITE_DRAINS] * US;
+		sorted &= r->count[SITE_DRAINS] == (__u64)(N - k);
 	}
 	CHECK(sorted);
 	CHECK(whole);

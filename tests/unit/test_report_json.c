@@ -71,20 +71,21 @@ static struct golden_maps *make_maps(void)
 		struct site_stats *site =
 		    golden__add_site(k, p->stack_id, p->comm, p->ips, p->nr_ips);
 
-		site->drains = (__u64)p->drains;
-		site->works = (__u64)p->works;
-		site->self_works = (__u64)p->self;
-		golden__hist_fill(&site->dispatch_ns, p->dispatch, p->dispatch / 50, p->works);
-		golden__hist_fill(&site->run_ns, p->run, p->run / 100, p->works);
-		golden__hist_fill(&site->wait_ns, p->wait, p->wait / 40, p->drains);
+		site->count[SITE_DRAINS] = (__u64)p->drains;
+		site->count[SITE_WORKS] = (__u64)p->works;
+		site->count[SITE_SELF_WORKS] = (__u64)p->self;
+		golden__hist_fill(&site->hist[SITE_DISPATCH_NS], p->dispatch, p->dispatch / 50,
+				  p->works);
+		golden__hist_fill(&site->hist[SITE_RUN_NS], p->run, p->run / 100, p->works);
+		golden__hist_fill(&site->hist[SITE_WAIT_NS], p->wait, p->wait / 40, p->drains);
 	}
-	k->cpus[0].works = 305;
-	golden__hist_fill(&k->cpus[0].dispatch_ns, 12 * US, 240, 305);
-	golden__hist_fill(&k->cpus[0].run_ns, 3 * US, 30, 305);
-	k->cpus[1].works = 5;
-	k->cpus[1].self_works = 3;
-	golden__hist_fill(&k->cpus[1].dispatch_ns, 25 * US, 500, 5);
-	golden__hist_fill(&k->cpus[1].run_ns, 800 * US, 8000, 5);
+	k->cpus[0].count[CPU_WORKS] = 305;
+	golden__hist_fill(&k->cpus[0].hist[CPU_DISPATCH_NS], 12 * US, 240, 305);
+	golden__hist_fill(&k->cpus[0].hist[CPU_RUN_NS], 3 * US, 30, 305);
+	k->cpus[1].count[CPU_WORKS] = 5;
+	k->cpus[1].count[CPU_SELF_WORKS] = 3;
+	golden__hist_fill(&k->cpus[1].hist[CPU_DISPATCH_NS], 25 * US, 500, 5);
+	golden__hist_fill(&k->cpus[1].hist[CPU_RUN_NS], 800 * US, 8000, 5);
 	k->fadvise[FADVISE_DONTNEED].calls = 300;
 	k->fadvise[FADVISE_DONTNEED].escalations = 300;
 	golden__hist_fill(&k->fadvise[FADVISE_DONTNEED].latency_ns, 50 * US, 1000, 300);

@@ -28,12 +28,13 @@ static struct model_site *add_row(struct model *m, const char *site, const char 
 
 	snprintf(r->site, sizeof(r->site), "%s", site);
 	snprintf(r->comm, sizeof(r->comm), "%s", comm);
-	r->drains = (__u64)drains;
-	r->works = (__u64)drains + (__u64)self;
-	r->self_works = (__u64)self;
-	golden__sparse_fill(&m->arena, &r->dispatch_ns, dispatch, dispatch / 50, drains + self);
-	golden__sparse_fill(&m->arena, &r->run_ns, run, run / 100, drains + self);
-	golden__sparse_fill(&m->arena, &r->wait_ns, wait, wait / 40, drains);
+	r->count[SITE_DRAINS] = (__u64)drains;
+	r->count[SITE_WORKS] = (__u64)drains + (__u64)self;
+	r->count[SITE_SELF_WORKS] = (__u64)self;
+	golden__sparse_fill(&m->arena, &r->hist[SITE_DISPATCH_NS], dispatch, dispatch / 50,
+			    drains + self);
+	golden__sparse_fill(&m->arena, &r->hist[SITE_RUN_NS], run, run / 100, drains + self);
+	golden__sparse_fill(&m->arena, &r->hist[SITE_WAIT_NS], wait, wait / 40, drains);
 	return r;
 }
 
@@ -59,14 +60,14 @@ static void make_model(struct model *m, const struct model_info *info)
 	add_row(m, "khugepaged_do_scan", "khugepaged", 3, 0, 8 * US, 2 * US, 60 * US);
 	m->cpus = calloc(2, sizeof(*m->cpus));
 	m->nr_cpus = 2;
-	m->cpus[0].works = 305;
-	golden__sparse_fill(&m->arena, &m->cpus[0].dispatch_ns, 12 * US, 240, 305);
-	golden__sparse_fill(&m->arena, &m->cpus[0].run_ns, 3 * US, 30, 305);
+	m->cpus[0].count[CPU_WORKS] = 305;
+	golden__sparse_fill(&m->arena, &m->cpus[0].hist[CPU_DISPATCH_NS], 12 * US, 240, 305);
+	golden__sparse_fill(&m->arena, &m->cpus[0].hist[CPU_RUN_NS], 3 * US, 30, 305);
 	m->cpus[1].cpu = 3;
-	m->cpus[1].works = 6;
-	m->cpus[1].self_works = 4;
-	golden__sparse_fill(&m->arena, &m->cpus[1].dispatch_ns, 25 * US, 500, 6);
-	golden__sparse_fill(&m->arena, &m->cpus[1].run_ns, 800 * US, 8000, 6);
+	m->cpus[1].count[CPU_WORKS] = 6;
+	m->cpus[1].count[CPU_SELF_WORKS] = 4;
+	golden__sparse_fill(&m->arena, &m->cpus[1].hist[CPU_DISPATCH_NS], 25 * US, 500, 6);
+	golden__sparse_fill(&m->arena, &m->cpus[1].hist[CPU_RUN_NS], 800 * US, 8000, 6);
 	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++)
 		m->fadvise[i].advice = advices[i];
 	m->fadvise[FADVISE_DONTNEED].calls = 300;
@@ -147,12 +148,12 @@ static void test_prom_full(void)
 	i.has_local = true;
 	make_model(&m, &i);
 	r = &m.sites[0];
-	r->drains += 20;
-	r->empty_drains = 20;
-	r->ipis = 290;
-	golden__sparse_fill(&m.arena, &r->lock_ns, 2 * US, 100, 300);
-	golden__sparse_fill(&m.arena, &r->local_ns, 700, 10, 8000);
-	m.sites[1].forced_drains = 2;
+	r->count[SITE_DRAINS] += 20;
+	r->count[SITE_EMPTY_DRAINS] = 20;
+	r->count[SITE_IPIS] = 290;
+	golden__sparse_fill(&m.arena, &r->hist[SITE_LOCK_NS], 2 * US, 100, 300);
+	golden__sparse_fill(&m.arena, &r->hist[SITE_LOCAL_NS], 700, 10, 8000);
+	m.sites[1].count[SITE_FORCED_DRAINS] = 2;
 	m.info.stuck_ns = 1000 * MS;
 	lend_in_flight(&m, &held);
 	check_golden("report-full.prom", &m);
@@ -172,10 +173,10 @@ static void test_prom_bucket_edges(void)
 	m.info.has_fadvise = false;
 	m.sites = calloc(1, sizeof(*m.sites));
 	add_row(&m, "s", "c", 1, 0, 1, 1, 1);
-	m.sites[0].wait_ns = (struct sparse_hist){};
-	golden__sparse_fill(&m.arena, &m.sites[0].wait_ns, 1023, 1, 2); /* 1023, 1024 */
-	golden__sparse_fill(&m.arena, &m.sites[0].wait_ns, 4095, 1, 2); /* 4095, 4096 */
-	golden__sparse_fill(&m.arena, &m.sites[0].wait_ns, 1ULL << 40, 0,
+	m.sites[0].hist[SITE_WAIT_NS] = (struct sparse_hist){};
+	golden__sparse_fill(&m.arena, &m.sites[0].hist[SITE_WAIT_NS], 1023, 1, 2); /* 1023, 1024 */
+	golden__sparse_fill(&m.arena, &m.sites[0].hist[SITE_WAIT_NS], 4095, 1, 2); /* 4095, 4096 */
+	golden__sparse_fill(&m.arena, &m.sites[0].hist[SITE_WAIT_NS], 1ULL << 40, 0,
 			    1); /* past the last edge */
 	got = render(&m, 0);
 	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000001024\"} 1\n"));
@@ -276,7 +277,7 @@ static void test_prom_series_never_go_down(void)
 	m.info = tracepoint_info;
 	m.sites = calloc(1, sizeof(*m.sites));
 	add_row(&m, "s", "c", 1, 0, 1, 1, 1);
-	wait = &m.sites[0].wait_ns;
+	wait = &m.sites[0].hist[SITE_WAIT_NS];
 	*wait = (struct sparse_hist){};
 	golden__sparse_fill(&m.arena, wait, 2 * US, 0, 1);
 	got = render_with(&m, 0, pm);

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A site's and a target CPU's metrics, each named once: the counts and
+ * histograms of bpf/drainstat.h's enums, with the words the JSON keys use,
+ * the export's family and help text, and what a mode must see for the metric
+ * to mean something. The snapshot, the model and the emitters loop over them.
+ */
+#ifndef METRIC_H
+#define METRIC_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "drainstat.h"
+
+struct model_info;
+
+/* What a mode must see for a metric to be measured (model_info's flags). */
+enum metric_seen {
+	SEEN_ALWAYS,
+	SEEN_ENTRY, /* the drain's entry: full and kprobe modes */
+	SEEN_LOCAL, /* lru_add_drain() calls */
+	SEEN_IPI,   /* the IPIs sent to wake a CPU */
+};
+
+/* How the export shows a metric. */
+enum prom_shape {
+	PROM_COUNTER,	 /* a count, as a counter */
+	PROM_HISTOGRAM,	 /* a histogram, in seconds */
+	PROM_HIST_COUNT, /* only a histogram's count, as a counter */
+	PROM_HIST_SUM,	 /* only a histogram's sum, as a counter of seconds */
+};
+
+struct metric_desc {
+	const char *name; /* the drain model's word, JSON's key: "drains", "dispatch_ns" */
+	const char *prom; /* its export family after "drainstat_"; NULL: none of its own */
+	enum prom_shape shape;
+	const char *help; /* the family's HELP */
+	enum metric_seen seen;
+};
+
+extern const struct metric_desc metric__site_count[SITE_COUNTS];
+extern const struct metric_desc metric__site_hist[SITE_HISTS];
+extern const struct metric_desc metric__cpu_count[CPU_COUNTS];
+extern const struct metric_desc metric__cpu_hist[CPU_HISTS];
+
+/* Whether the mode info describes measures d. */
+bool metric__seen(const struct metric_desc *d, const struct model_info *info);
+
+#endif /* METRIC_H */
