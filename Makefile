@@ -6,6 +6,7 @@ ARCH        := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 CLANG       ?= clang
 CC          ?= cc
 BPFTOOL     ?= bpftool
+LLVM_STRIP  ?= llvm-strip
 OUT         := build
 PREFIX      ?= /usr/local
 
@@ -49,14 +50,21 @@ $(OUT)/static/drainstat: $(OBJS) | $(OUT)/static
 $(OUT)/static/%: tests/workload/%.c | $(OUT)/static
 	$(CC) $(CFLAGS) -fno-omit-frame-pointer -static -pthread -o $@ $<
 
+# Without its DWARF (llvm-strip -g keeps .BTF and .BTF.ext, all libbpf needs):
+# the object is embedded in every binary and parsed at every start.
 $(OUT)/%.bpf.o: bpf/%.bpf.c | $(OUT)
+	@test -e vmlinux/$(ARCH)/vmlinux.h || { echo "make: no vmlinux/$(ARCH)/vmlinux.h: \
+	ARCH=$(ARCH) is not an architecture drainstat builds for (make vmlinux on one makes it)" >&2; \
+	exit 1; }
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(LLVM_STRIP) -g $@
 
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-# Every user object may include a skeleton; build them first.
-$(OUT)/%.o: src/%.c $(SKELS) | $(OUT)
+# The skeletons are made before any object (order-only); then the .d files make
+# only the objects that include one depend on it.
+$(OUT)/%.o: src/%.c | $(OUT) $(SKELS)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
@@ -67,7 +75,7 @@ $(OUT)/tests/%: tests/workload/%.c | $(OUT)/tests
 	$(CC) $(CFLAGS) -fno-omit-frame-pointer -pthread -o $@ $< $(LDFLAGS)
 
 # The unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
-$(OUT)/asan/%.o: src/%.c $(SKELS) | $(OUT)/asan/tests
+$(OUT)/asan/%.o: src/%.c | $(OUT)/asan/tests $(SKELS)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -c $< -o $@
 
 $(OUT)/asan/tests/%: tests/unit/%.c $(ASAN_OBJS) | $(OUT)/asan/tests

@@ -30,10 +30,10 @@ fuzz: fuzz-bins
 fuzz-merge: fuzz-bins
 	tests/fuzz/run -m $(FUZZ_SCRATCH)
 
-$(FUZZ_OUT)/%.o: src/%.c $(SKELS) | $(FUZZ_OUT)/helpers
+$(FUZZ_OUT)/%.o: src/%.c | $(FUZZ_OUT)/helpers $(SKELS)
 	$(CLANG) $(FUZZ_CFLAGS) -c $< -o $@
 
-$(FUZZ_OUT)/helpers/%.o: tests/fuzz/%.c $(SKELS) | $(FUZZ_OUT)/helpers
+$(FUZZ_OUT)/helpers/%.o: tests/fuzz/%.c | $(FUZZ_OUT)/helpers $(SKELS)
 	$(CLANG) $(FUZZ_CFLAGS) -Itests/fuzz -c $< -o $@
 
 $(FUZZ_OUT)/libfuzzhelpers.a: $(FUZZ_HELPERS)
@@ -42,7 +42,7 @@ $(FUZZ_LIBS):
 	rm -f $@
 	ar rcs $@ $^
 
-$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIBS) $(SKELS)
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIBS) | $(SKELS)
 	$(CLANG) $(FUZZ_CFLAGS) -Itests/fuzz -fsanitize=fuzzer -o $@ $< $(FUZZ_LIBS) $(LDLIBS)
 
 $(FUZZ_OUT)/helpers:
