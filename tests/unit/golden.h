@@ -59,6 +59,86 @@ static inline struct site_stats *golden__add_site(struct golden_maps *k, int sta
 	return site;
 }
 
+#define GOLDEN_MS 1000000ULL
+#define GOLDEN_US 1000ULL
+
+/* A DONTNEED's stack at its queued work: the tracing glue, the drain functions, the caller. */
+static const __u64 golden_fadvise_stack[] = {
+    0xffffffff814cac10, /* bpf_trace_run3 */
+    0xffffffff813880c0, /* __bpf_trace_workqueue_queue_work */
+    0xffffffff8138b0a0, /* __queue_work */
+    0xffffffff8138b310, /* queue_work_on */
+    0xffffffff815bb2a0, /* __lru_add_drain_all */
+    0xffffffff815b14c0, /* generic_fadvise */
+    0xffffffff815b1600, /* ksys_fadvise64_64 */
+    0xffffffff815b16e0, /* __x64_sys_fadvise64 */
+    0xffffffff8225a1a0, /* do_syscall_64 */
+    0xffffffff81000100, /* entry_SYSCALL_64_after_hwframe */
+};
+
+#define GOLDEN_FADVISE_FRAMES ((int)(sizeof(golden_fadvise_stack) / sizeof(__u64)))
+
+static const __u64 golden_compaction_stack[] = {
+    0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815bb4f0,
+    0xffffffff815ec600, 0xffffffff817b0300, 0xffffffff816d8b00, 0xffffffff816d9100,
+    0xffffffff8225a1a0, 0xffffffff81000100,
+};
+
+static const __u64 golden_khugepaged_stack[] = {
+    0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815bb4f0,
+    0xffffffff816a2d00, 0xffffffff81394f00, 0xffffffff81311600, 0xffffffff81249150,
+};
+
+static inline void golden__site_fill(struct site_stats *s, int drains, int works, int self,
+				     __u64 dispatch, __u64 run, __u64 wait)
+{
+	s->count[SITE_DRAINS] = (__u64)drains;
+	s->count[SITE_WORKS] = (__u64)works;
+	s->count[SITE_SELF_WORKS] = (__u64)self;
+	golden__hist_fill(&s->hist[SITE_DISPATCH_NS], dispatch, dispatch / 50, works);
+	golden__hist_fill(&s->hist[SITE_RUN_NS], run, run / 100, works);
+	golden__hist_fill(&s->hist[SITE_WAIT_NS], wait, wait / 40, drains);
+}
+
+/*
+ * The maps the emitters' tests read: 300 forced drains (times scale) from
+ * drainforce, two compaction stacks (one row), khugepaged, and a comm no
+ * terminal or parser should trust, evil.
+ */
+static inline struct golden_maps *golden__make_maps(int scale, const char *evil)
+{
+	const __u64 us = GOLDEN_US, ms = GOLDEN_MS;
+	struct golden_maps *k = calloc(1, sizeof(*k));
+	struct site_stats *site;
+
+	CHECK(k != NULL);
+	site = golden__add_site(k, 1, "drainforce", golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);
+	golden__site_fill(site, 300 * scale, 300 * scale, scale, 12 * us, 3 * us, 40 * us);
+	site = golden__add_site(k, 2, "bash", golden_compaction_stack, 10);
+	golden__site_fill(site, 2, 4, 2, 30 * us, 900 * us, 2 * ms);
+	site = golden__add_site(k, 3, "bash", golden_compaction_stack, 9);
+	golden__site_fill(site, 1, 2, 1, 25 * us, 800 * us, 1800 * us);
+	site = golden__add_site(k, 4, "khugepaged", golden_khugepaged_stack, 8);
+	golden__site_fill(site, 3, 3, 0, 8 * us, 2 * us, 60 * us);
+	site = golden__add_site(k, -1, evil, NULL, 0);
+	golden__site_fill(site, 1, 1, 0, 5 * us, 1 * us, 9 * us);
+	k->cpus[0].count[CPU_WORKS] = 300 * (__u64)scale + 5;
+	golden__hist_fill(&k->cpus[0].hist[CPU_DISPATCH_NS], 12 * us, 240, 300 * scale + 5);
+	golden__hist_fill(&k->cpus[0].hist[CPU_RUN_NS], 3 * us, 30, 300 * scale + 5);
+	k->cpus[1].count[CPU_WORKS] = 5;
+	k->cpus[1].count[CPU_SELF_WORKS] = 3;
+	golden__hist_fill(&k->cpus[1].hist[CPU_DISPATCH_NS], 25 * us, 500, 5);
+	golden__hist_fill(&k->cpus[1].hist[CPU_RUN_NS], 800 * us, 8000, 5);
+	k->fadvise[FADVISE_DONTNEED].calls = 300 * (__u64)scale;
+	k->fadvise[FADVISE_DONTNEED].escalations = 300 * (__u64)scale;
+	golden__hist_fill(&k->fadvise[FADVISE_DONTNEED].latency_ns, 50 * us, 1000, 300 * scale);
+	k->fadvise[1].calls = 1;
+	golden__hist_fill(&k->fadvise[1].latency_ns, 900, 0, 1);
+	k->counters[CNT_STACK_LOST] = 1;
+	k->counters[CNT_WORK_UNSEEN] = 2;
+	return k;
+}
+
 /*
  * What only full mode sees, added to the first two sites (forced drains at
  * the second): 20 empty drains, 290 IPIs, lock times and 8000 local drains.

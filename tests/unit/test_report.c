@@ -20,73 +20,9 @@
 #define MS	 1000000ULL
 #define US	 1000ULL
 
-static const __u64 fadvise_stack[] = {
-    0xffffffff814cac10, /* bpf_trace_run3 */
-    0xffffffff813880c0, /* __bpf_trace_workqueue_queue_work */
-    0xffffffff8138b0a0, /* __queue_work */
-    0xffffffff8138b310, /* queue_work_on */
-    0xffffffff815bb2a0, /* __lru_add_drain_all */
-    0xffffffff815b14c0, /* generic_fadvise */
-    0xffffffff815b1600, /* ksys_fadvise64_64 */
-    0xffffffff815b16e0, /* __x64_sys_fadvise64 */
-    0xffffffff8225a1a0, /* do_syscall_64 */
-    0xffffffff81000100, /* entry_SYSCALL_64_after_hwframe */
-};
-
-static const __u64 compaction_stack[] = {
-    0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815bb4f0,
-    0xffffffff815ec600, 0xffffffff817b0300, 0xffffffff816d8b00, 0xffffffff816d9100,
-    0xffffffff8225a1a0, 0xffffffff81000100,
-};
-
-static const __u64 khugepaged_stack[] = {
-    0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815bb4f0,
-    0xffffffff816a2d00, 0xffffffff81394f00, 0xffffffff81311600, 0xffffffff81249150,
-};
-
-static void site_fill(struct site_stats *s, int drains, int works, int self, __u64 dispatch,
-		      __u64 run, __u64 wait)
-{
-	s->count[SITE_DRAINS] = (__u64)drains;
-	s->count[SITE_WORKS] = (__u64)works;
-	s->count[SITE_SELF_WORKS] = (__u64)self;
-	golden__hist_fill(&s->hist[SITE_DISPATCH_NS], dispatch, dispatch / 50, works);
-	golden__hist_fill(&s->hist[SITE_RUN_NS], run, run / 100, works);
-	golden__hist_fill(&s->hist[SITE_WAIT_NS], wait, wait / 40, drains);
-}
-
-/* 300 forced drains from drainforce, two compaction stacks, khugepaged, a hostile comm. */
 static struct golden_maps *make_maps(int scale)
 {
-	struct golden_maps *k = calloc(1, sizeof(*k));
-	struct site_stats *site;
-
-	CHECK(k != NULL);
-	site = golden__add_site(k, 1, "drainforce", fadvise_stack, 10);
-	site_fill(site, 300 * scale, 300 * scale, scale, 12 * US, 3 * US, 40 * US);
-	site = golden__add_site(k, 2, "bash", compaction_stack, 10);
-	site_fill(site, 2, 4, 2, 30 * US, 900 * US, 2 * MS);
-	site = golden__add_site(k, 3, "bash", compaction_stack, 9);
-	site_fill(site, 1, 2, 1, 25 * US, 800 * US, 1800 * US);
-	site = golden__add_site(k, 4, "khugepaged", khugepaged_stack, 8);
-	site_fill(site, 3, 3, 0, 8 * US, 2 * US, 60 * US);
-	site = golden__add_site(k, -1, "evil\x1b[31m\"\\", NULL, 0);
-	site_fill(site, 1, 1, 0, 5 * US, 1 * US, 9 * US);
-	k->cpus[0].count[CPU_WORKS] = 300 * (__u64)scale + 5;
-	golden__hist_fill(&k->cpus[0].hist[CPU_DISPATCH_NS], 12 * US, 240, 300 * scale + 5);
-	golden__hist_fill(&k->cpus[0].hist[CPU_RUN_NS], 3 * US, 30, 300 * scale + 5);
-	k->cpus[1].count[CPU_WORKS] = 5;
-	k->cpus[1].count[CPU_SELF_WORKS] = 3;
-	golden__hist_fill(&k->cpus[1].hist[CPU_DISPATCH_NS], 25 * US, 500, 5);
-	golden__hist_fill(&k->cpus[1].hist[CPU_RUN_NS], 800 * US, 8000, 5);
-	k->fadvise[FADVISE_DONTNEED].calls = 300 * (__u64)scale;
-	k->fadvise[FADVISE_DONTNEED].escalations = 300 * (__u64)scale;
-	golden__hist_fill(&k->fadvise[FADVISE_DONTNEED].latency_ns, 50 * US, 1000, 300 * scale);
-	k->fadvise[1].calls = 1;
-	golden__hist_fill(&k->fadvise[1].latency_ns, 900, 0, 1);
-	k->counters[CNT_STACK_LOST] = 1;
-	k->counters[CNT_WORK_UNSEEN] = 2;
-	return k;
+	return golden__make_maps(scale, "evil\x1b[31m\"\\");
 }
 
 static void make_snapshot(struct snapshot *s, int scale)
@@ -207,7 +143,7 @@ static void test_report_in_flight(void)
 	i.stuck_ns = 1000 * MS;
 	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
 	golden__read_maps(make_maps(1), &s, 10000 * MS);
-	golden__add_in_flight(&s, 20000 * MS, true, fadvise_stack, 10);
+	golden__add_in_flight(&s, 20000 * MS, true, golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);
 	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
 	CHECK(m.nr_in_flight == 3 && m.nr_stuck == 2 && m.mutex_waiters == 1);
 	CHECK(m.oldest_in_flight_ns == 11800 * MS);
@@ -219,7 +155,7 @@ static void test_report_in_flight(void)
 	model__free(&m);
 	snapshot__free(&s);
 	golden__read_maps(make_maps(1), &s, 10000 * MS);
-	golden__add_in_flight(&s, 20000 * MS, false, fadvise_stack, 10);
+	golden__add_in_flight(&s, 20000 * MS, false, golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);
 	i = info;
 	i.stuck_ns = 20000 * MS;
 	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);

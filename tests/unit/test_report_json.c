@@ -25,75 +25,9 @@
 /* 2026-12-03T17:06:34.123456789Z: the reports' wall time, an input like the rest */
 #define WALL_NS (1796317594ULL * 1000000000ULL + 123456789ULL)
 
-/* __queue_work, queue_work_on, __lru_add_drain_all, then the caller */
-static const __u64 fadvise_stack[] = {
-    0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815b14c0,
-    0xffffffff815b1600, 0xffffffff815b16e0, 0xffffffff8225a1a0, 0xffffffff81000100,
-};
-
-static const __u64 compaction_stack[] = {
-    0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815bb4f0,
-    0xffffffff815ec600, 0xffffffff817b0300, 0xffffffff816d8b00, 0xffffffff816d9100,
-    0xffffffff8225a1a0, 0xffffffff81000100,
-};
-
-static const __u64 khugepaged_stack[] = {
-    0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815bb4f0,
-    0xffffffff816a2d00, 0xffffffff81394f00, 0xffffffff81311600, 0xffffffff81249150,
-};
-
-struct site_spec {
-	int stack_id;
-	const char *comm;
-	const __u64 *ips;
-	int nr_ips, drains, works, self;
-	__u64 dispatch, run, wait;
-};
-
-/* Two compaction stacks (one row), khugepaged, and a comm no terminal or parser should trust. */
-static const struct site_spec specs[] = {
-    {1, "drainforce", fadvise_stack, 8, 300, 300, 1, 12 * US, 3 * US, 40 * US},
-    {2, "bash", compaction_stack, 10, 2, 4, 2, 30 * US, 900 * US, 2 * MS},
-    {3, "bash", compaction_stack, 9, 1, 2, 1, 25 * US, 800 * US, 1800 * US},
-    {4, "khugepaged", khugepaged_stack, 8, 3, 3, 0, 8 * US, 2 * US, 60 * US},
-    {-1, "evil\x1b\"\\\n\xff\xc3\xa9", NULL, 0, 1, 1, 0, 5 * US, 1 * US, 9 * US},
-};
-
 static struct golden_maps *make_maps(void)
 {
-	const int nr = (int)(sizeof(specs) / sizeof(specs[0]));
-	struct golden_maps *k = calloc(1, sizeof(*k));
-	int i;
-
-	CHECK(k != NULL);
-	for (i = 0; i < nr; i++) {
-		const struct site_spec *p = &specs[i];
-		struct site_stats *site =
-		    golden__add_site(k, p->stack_id, p->comm, p->ips, p->nr_ips);
-
-		site->count[SITE_DRAINS] = (__u64)p->drains;
-		site->count[SITE_WORKS] = (__u64)p->works;
-		site->count[SITE_SELF_WORKS] = (__u64)p->self;
-		golden__hist_fill(&site->hist[SITE_DISPATCH_NS], p->dispatch, p->dispatch / 50,
-				  p->works);
-		golden__hist_fill(&site->hist[SITE_RUN_NS], p->run, p->run / 100, p->works);
-		golden__hist_fill(&site->hist[SITE_WAIT_NS], p->wait, p->wait / 40, p->drains);
-	}
-	k->cpus[0].count[CPU_WORKS] = 305;
-	golden__hist_fill(&k->cpus[0].hist[CPU_DISPATCH_NS], 12 * US, 240, 305);
-	golden__hist_fill(&k->cpus[0].hist[CPU_RUN_NS], 3 * US, 30, 305);
-	k->cpus[1].count[CPU_WORKS] = 5;
-	k->cpus[1].count[CPU_SELF_WORKS] = 3;
-	golden__hist_fill(&k->cpus[1].hist[CPU_DISPATCH_NS], 25 * US, 500, 5);
-	golden__hist_fill(&k->cpus[1].hist[CPU_RUN_NS], 800 * US, 8000, 5);
-	k->fadvise[FADVISE_DONTNEED].calls = 300;
-	k->fadvise[FADVISE_DONTNEED].escalations = 300;
-	golden__hist_fill(&k->fadvise[FADVISE_DONTNEED].latency_ns, 50 * US, 1000, 300);
-	k->fadvise[1].calls = 1;
-	golden__hist_fill(&k->fadvise[1].latency_ns, 900, 0, 1);
-	k->counters[CNT_STACK_LOST] = 1;
-	k->counters[CNT_WORK_UNSEEN] = 2;
-	return k;
+	return golden__make_maps(1, "evil\x1b\"\\\n\xff\xc3\xa9");
 }
 
 static void make_snapshot(struct snapshot *s)
@@ -204,7 +138,7 @@ static void test_json_full_mode(void)
 	golden__add_full_mode(k);
 	golden__read_maps(k, &s, 10000 * MS);
 	s.wall_ns = WALL_NS;
-	golden__add_in_flight(&s, 20000 * MS, true, fadvise_stack, 8);
+	golden__add_in_flight(&s, 20000 * MS, true, golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);
 	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
 	CHECK(m.local_drains == 8000);
 	CHECK(m.nr_in_flight == 3);
@@ -294,8 +228,8 @@ static void test_json_slow_drain(void)
 	memcpy(d.ev.comm, "ev\x1b\"\\\n\xff\xc3\xbf", 10);
 	d.ev.targets[0] = (struct slow_target){.cpu = 1, .dispatch_ns = 4 * MS, .run_ns = 122 * US};
 	d.ev.targets[1] = (struct slow_target){.cpu = 0, .dispatch_ns = 30 * US, .run_ns = 2 * US};
-	memcpy(d.kips, fadvise_stack, sizeof(fadvise_stack));
-	d.nr_kips = 8;
+	memcpy(d.kips, golden_fadvise_stack, sizeof(golden_fadvise_stack));
+	d.nr_kips = GOLDEN_FADVISE_FRAMES;
 	d.uips[0] = 0x55d0c5a00010;
 	d.uips[1] = 0x7f0000000010;
 	d.nr_uips = 2;
