@@ -14,7 +14,6 @@
 #include <semaphore.h>
 #include <fcntl.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,15 +32,6 @@ struct name_block {
 	char data[KSYMS_NAME_BLOCK_SIZE];
 };
 
-/*
- * A slot of the name table. A hash table because sorting 120k names with
- * strcmp() took longer than the kernel takes to produce them.
- */
-struct name_slot {
-	__u32 hash;
-	__u32 sym; /* index in syms[] + 1; 0 for an empty slot */
-};
-
 struct ksyms {
 	struct ksym *syms; /* every symbol, in file order */
 	size_t nr_syms;
@@ -49,8 +39,6 @@ struct ksyms {
 	struct name_block *names;
 	const struct ksym **by_addr; /* text symbols by address, then file order */
 	size_t nr_text;
-	struct name_slot *by_name; /* one slot per distinct name */
-	size_t name_mask;	   /* slots - 1; slots is a power of two */
 };
 
 /* One line of kallsyms, split in place. */
@@ -424,44 +412,6 @@ out:
 	return err;
 }
 
-/* FNV-1a */
-static __u32 name_hash(const char *name)
-{
-	__u32 h = 2166136261U;
-
-	while (*name)
-		h = (h ^ (unsigned char)*name++) * 16777619U;
-	return h;
-}
-
-/* The slot holding name, or the empty slot where it belongs; linear probing. */
-static struct name_slot *ksyms__name_slot(const struct ksyms *ks, const char *name, __u32 hash)
-{
-	size_t i = hash & ks->name_mask;
-	struct name_slot *slot;
-
-	for (;; i = (i + 1) & ks->name_mask) {
-		slot = &ks->by_name[i];
-		if (!slot->sym)
-			return slot;
-		if (slot->hash == hash && !strcmp(ks->syms[slot->sym - 1].name, name))
-			return slot;
-	}
-}
-
-/* A name's slot holds its first text symbol, else its first symbol. */
-static void ksyms__index_name(struct ksyms *ks, size_t idx)
-{
-	const struct ksym *sym = &ks->syms[idx];
-	__u32 hash = name_hash(sym->name);
-	struct name_slot *slot = ksyms__name_slot(ks, sym->name, hash);
-
-	if (slot->sym && (is_text(ks->syms[slot->sym - 1].type) || !is_text(sym->type)))
-		return;
-	slot->hash = hash;
-	slot->sym = idx + 1;
-}
-
 /* Ties keep file order, as the kernel's own lookup takes the first alias. */
 static int cmp_addr(const void *pa, const void *pb)
 {
@@ -487,20 +437,12 @@ static bool ksyms__sorted_by_addr(const struct ksyms *ks)
 
 static int ksyms__index(struct ksyms *ks)
 {
-	size_t i, nr_slots = 16;
+	size_t i;
 
-	/* At most half the slots used keeps probe chains short. */
-	while (nr_slots < 2 * ks->nr_syms)
-		nr_slots *= 2;
-	if (nr_slots > UINT32_MAX)
-		return -E2BIG;
-	ks->name_mask = nr_slots - 1;
-	ks->by_name = calloc(nr_slots, sizeof(*ks->by_name));
 	ks->by_addr = malloc(ks->nr_syms * sizeof(*ks->by_addr));
-	if (!ks->by_addr || !ks->by_name)
+	if (!ks->by_addr)
 		return -ENOMEM;
 	for (i = 0; i < ks->nr_syms; i++) {
-		ksyms__index_name(ks, i);
 		if (is_text(ks->syms[i].type))
 			ks->by_addr[ks->nr_text++] = &ks->syms[i];
 	}
@@ -537,7 +479,6 @@ void ksyms__free(struct ksyms *ks)
 {
 	if (!ks)
 		return;
-	free(ks->by_name);
 	free(ks->by_addr);
 	names__free(ks->names);
 	free(ks->syms);
@@ -581,14 +522,23 @@ const struct ksym *ksyms__map_frame(const struct ksyms *ks, __u64 addr)
 	return sym && addr - sym->addr < KSYMS_MAX_FUNCTION_SIZE ? sym : NULL;
 }
 
+/* A linear search: no index is kept for a lookup that setup does not make. */
 const struct ksym *ksyms__get_symbol(const struct ksyms *ks, const char *name)
 {
-	const struct name_slot *slot;
+	const struct ksym *first = NULL;
+	size_t i;
 
-	if (!ks || !name)
-		return NULL;
-	slot = ksyms__name_slot(ks, name, name_hash(name));
-	return slot->sym ? &ks->syms[slot->sym - 1] : NULL;
+	for (i = 0; ks && name && i < ks->nr_syms; i++) {
+		const struct ksym *sym = &ks->syms[i];
+
+		if (strcmp(sym->name, name))
+			continue;
+		if (is_text(sym->type))
+			return sym;
+		if (!first)
+			first = sym;
+	}
+	return first;
 }
 
 size_t ksyms__count(const struct ksyms *ks)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Kernel symbols from a kallsyms file: address to symbol for stack frames, and
- * name to symbol for the addresses of functions drainstat filters on.
+ * Kernel symbols from a kallsyms file: address to symbol for stack frames. The
+ * few addresses setup needs by name come from ksyms__scan(), without a load.
  */
 #ifndef KSYMS_H
 #define KSYMS_H
@@ -41,7 +41,10 @@ const struct ksym *ksyms__map_addr(const struct ksyms *ks, __u64 addr);
  */
 const struct ksym *ksyms__map_frame(const struct ksyms *ks, __u64 addr);
 
-/* The symbol named name: text symbols first, then the first listed. NULL if none. */
+/*
+ * The symbol named name: text symbols first, then the first listed. NULL if
+ * none. It searches every symbol: for tests and one-off lookups.
+ */
 const struct ksym *ksyms__get_symbol(const struct ksyms *ks, const char *name);
 
 /*

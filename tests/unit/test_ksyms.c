@@ -312,7 +312,9 @@ static void test_many_lines(void)
 		const struct ksym *sym = ksyms__map_addr(ks, 0xffffffff80000000 + i * 16 + 7);
 
 		snprintf(name, sizeof(name), "sym_%d", i);
-		bad += !sym || strcmp(sym->name, name) || ksyms__get_symbol(ks, name) != sym;
+		/* by name too, for some: a lookup by name searches every symbol */
+		bad += !sym || strcmp(sym->name, name) ||
+		       (i % 997 == 0 && ksyms__get_symbol(ks, name) != sym);
 	}
 	CHECK(bad == 0);
 	ksyms__free(ks);
