@@ -1,20 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * drainstat: who triggers lru_add_drain_all(), from where, and what it costs.
- * The command level: checks, one line per failure, the report loop.
+ * main() parses the options and routes libbpf's messages; the run itself, its
+ * checks, the tracing and the reports, is src/session.c's.
  */
-#include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/utsname.h>
 #include <bpf/libbpf.h>
 
 #include "cli.h"
-#include "drainstat.h"
-#include "ksyms.h"
-#include "probe.h"
 #include "session.h"
 
 /* libbpf's messages only with -vv: the print callback takes no context. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A drain's site: the first frame of the caller's kernel stack outside the drain
- * machinery, e.g. generic_fadvise (see shared/DESIGN.md, "The model").
+ * machinery, e.g. generic_fadvise (drainstat(8), OUTPUT, "Site table").
  */
 #ifndef SITE_H
 #define SITE_H
@@ -18,8 +18,9 @@ int site__pick(const char *const *frames, int n);
 
 /*
  * True for the drain functions (queue_work_on, __queue_work, __lru_add_drain_all,
- * lru_add_drain_all, lru_cache_disable), also as compiler clones such as
- * __lru_add_drain_all.constprop.0, and for the tracing glue on top of a BPF stack.
+ * lru_add_drain_all, lru_cache_disable, lru_add_drain), also as compiler clones
+ * such as __lru_add_drain_all.constprop.0, and for the tracing glue on top of a
+ * BPF stack.
  */
 bool site__is_machinery(const char *name);
 

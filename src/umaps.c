@@ -22,7 +22,7 @@ struct umaps {
 
 static int add_map(struct umaps *um, __u64 start, __u64 end, __u64 offset, const char *path)
 {
-	const char *base = strrchr(path, '/');
+	const char *base;
 	struct umap *m;
 
 	if (um->nr == um->cap) {
