@@ -135,17 +135,23 @@ static void sleep_until(__u64 deadline, int slow_fd, int pidfd)
 	sigprocmask(SIG_SETMASK, &orig, NULL);
 }
 
+/* One line on stderr: "drainstat: " and the message. */
+static void say(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "drainstat: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 static int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int fail(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "drainstat: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return code;
 }
 
@@ -159,11 +165,9 @@ static void note(const struct session *s, const char *fmt, ...)
 
 	if (!s->opts->verbose)
 		return;
-	fprintf(stderr, "drainstat: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* The process group leader of pid (its Tgid), or -errno. */
@@ -799,16 +803,26 @@ static int start_slowlog(struct session *s)
 	return EXIT_OK;
 }
 
+/*
+ * keep: large blocks come from the heap and freed ones stay there, not mapped
+ * and unmapped each time, so they are not page-faulted and zeroed anew; else
+ * glibc's small thresholds, and memory goes back to the kernel.
+ */
+static void heap_keep(bool keep)
+{
+	mallopt(M_MMAP_THRESHOLD, keep ? 32 << 20 : 128 << 10);
+	mallopt(M_TRIM_THRESHOLD, keep ? 64 << 20 : 128 << 10);
+}
+
 static int setup(struct session *s)
 {
 	int code;
 
 	/*
 	 * Setup's megabytes (libbpf's BTF parse, in heap faulted in beforehand)
-	 * stay in the heap, not mapped and unmapped, until given back once attached.
+	 * stay in the heap until given back once attached.
 	 */
-	mallopt(M_MMAP_THRESHOLD, 32 << 20);
-	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+	heap_keep(true);
 	describe_filters(s->opts, s->filters, sizeof(s->filters));
 	s->fds_at_start = probe__fds_in_use();
 	code = check_pid(s);
@@ -827,8 +841,7 @@ static int setup(struct session *s)
 		code = start_tracer(s);
 	join_symbol_scan(s);
 	/* the symbol table's growing buffers are better mapped and given back */
-	mallopt(M_MMAP_THRESHOLD, 128 << 10);
-	mallopt(M_TRIM_THRESHOLD, 128 << 10);
+	heap_keep(false);
 	malloc_trim(0);
 	if (code == EXIT_OK)
 		describe(s);
@@ -1145,13 +1158,8 @@ int session__run(const struct options *opts)
 			code = stdout_failed(err);
 	}
 	if (code == EXIT_OK) {
-		/*
-		 * Every interval frees and allocates megabytes again (the report's
-		 * rows): kept in the heap, not mapped and unmapped each time, they are
-		 * not page-faulted and zeroed anew.
-		 */
-		mallopt(M_MMAP_THRESHOLD, 32 << 20);
-		mallopt(M_TRIM_THRESHOLD, 64 << 20);
+		/* every interval frees and allocates megabytes again: the report's rows */
+		heap_keep(true);
 		code = trace_loop(s);
 	}
 	teardown(s);
