@@ -109,8 +109,11 @@ struct model_info {
 	bool has_local;
 	bool cumulative; /* since start rather than since the previous report */
 	__u64 stuck_ns;	 /* --stuck: a drain in flight this long is stuck */
-	__u32 filter_pid;
-	const char *filters; /* the other filters, described; NULL if none */
+	/* the filters, each NULL (0 for the pid) where not set */
+	__u32 filter_pid;	   /* -p */
+	const char *filter_comm;   /* -c */
+	const char *filter_cgroup; /* --cgroup: its path */
+	const char *filter_cpus;   /* -C: a CPU list, "0,2-3" */
 };
 
 struct model {

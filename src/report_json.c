@@ -337,6 +337,16 @@ static void put_info(struct json *j, const struct model_info *info, const char *
 	json_bool(j, "cumulative", info->cumulative);
 }
 
+/* -c, --cgroup and -C, each null where not set (-p is "pid"). */
+static void put_filters(struct json *j, const struct model_info *info)
+{
+	json_open(j, "filters", '{');
+	json_cstr(j, "comm", info->filter_comm);
+	json_cstr(j, "cgroup", info->filter_cgroup);
+	json_cstr(j, "cpus", info->filter_cpus);
+	json_close(j, '}');
+}
+
 void report_json__print(FILE *f, const struct model *m, const char *version)
 {
 	struct json j = {.f = f};
@@ -349,6 +359,7 @@ void report_json__print(FILE *f, const struct model *m, const char *version)
 		json_u64(&j, "pid", m->info.filter_pid);
 	else
 		json_cstr(&j, "pid", NULL);
+	put_filters(&j, &m->info);
 	json_u64(&j, "drains", m->drains);
 	json_u64(&j, "works", m->works);
 	json_u64(&j, "self_works", m->self_works);

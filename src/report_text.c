@@ -10,16 +10,29 @@
 #define NUM_W	   6 /* a duration column: " 9.1us" */
 #define SITE_MAX_W 40
 
+/* ", comm foo, cgroup /sys/fs/cgroup/x, CPUs 2-3 only": -c, --cgroup and -C. */
+static void put_filters(FILE *f, const struct model_info *info)
+{
+	char shown[ESCAPE_SIZE(512)];
+
+	if (!info->filter_comm && !info->filter_cgroup && !info->filter_cpus)
+		return;
+	if (info->filter_comm)
+		fprintf(f, ", comm %s", escape__text(info->filter_comm, 512, shown, sizeof(shown)));
+	if (info->filter_cgroup)
+		fprintf(f, ", cgroup %s",
+			escape__text(info->filter_cgroup, 512, shown, sizeof(shown)));
+	if (info->filter_cpus)
+		fprintf(f, ", CPUs %s", info->filter_cpus);
+	fputs(" only", f);
+}
+
 void report_text__header(FILE *f, const struct model_info *info, const char *version)
 {
 	fprintf(f, "drainstat %s: mode %s, kernel %s", version, info->mode, info->kernel);
 	if (info->filter_pid)
 		fprintf(f, ", pid %u only", info->filter_pid);
-	if (info->filters) {
-		char shown[ESCAPE_SIZE(512)];
-
-		fprintf(f, ", %s only", escape__text(info->filters, 512, shown, sizeof(shown)));
-	}
+	put_filters(f, info);
 	fprintf(f, "\n");
 	if (info->blind_spots)
 		fprintf(f, "%s mode cannot see %s\n", info->mode, info->blind_spots);

@@ -63,7 +63,7 @@ struct session {
 	struct symbol_scan scan;
 	int symbols_code; /* the exit code when the symbols are not there */
 	struct btf_facts btf;
-	char filters[512];
+	char filter_cpus[256];	 /* -C as a CPU list */
 	struct slowlog *slowlog; /* -T */
 	struct model_info info;
 	struct prom_memory *prom_memory; /* --prom: what the exports before said */
@@ -288,23 +288,6 @@ static void format_cpulist(const __u64 *mask, char *buf, size_t size)
 			n += (size_t)snprintf(buf + n, size - n, "-%d", c - 1);
 		first = -1;
 	}
-}
-
-/* "comm foo, cgroup /sys/fs/cgroup/x, CPUs 2-3": the filters, for the header. */
-static void describe_filters(const struct options *o, char *buf, size_t size)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	if (o->comm)
-		n += (size_t)snprintf(buf + n, size - n, "comm %s", o->comm);
-	if (o->cgroup && n < size)
-		n += (size_t)snprintf(buf + n, size - n, "%scgroup %s", n ? ", " : "", o->cgroup);
-	if (!o->victims_set || n >= size)
-		return;
-	n += (size_t)snprintf(buf + n, size - n, "%sCPUs ", n ? ", " : "");
-	if (n < size)
-		format_cpulist(o->victims, buf + n, size - n);
 }
 
 /*
@@ -780,7 +763,9 @@ static void describe(struct session *s)
 	    .cumulative = !s->opts->interval_ns,
 	    .stuck_ns = s->opts->stuck_ns,
 	    .filter_pid = (__u32)s->opts->pid,
-	    .filters = s->filters[0] ? s->filters : NULL,
+	    .filter_comm = s->opts->comm,
+	    .filter_cgroup = s->opts->cgroup,
+	    .filter_cpus = s->opts->victims_set ? s->filter_cpus : NULL,
 	};
 	note(s, "mode %s: drain entry/exit %s, local drains %s, IPIs %s, fadvise %s", s->info.mode,
 	     s->info.entry_visible ? "hooked" : "not hooked", f->local ? "hooked" : "not hooked",
@@ -823,7 +808,7 @@ static int setup(struct session *s)
 	 * stay in the heap until given back once attached.
 	 */
 	heap_keep(true);
-	describe_filters(s->opts, s->filters, sizeof(s->filters));
+	format_cpulist(s->opts->victims, s->filter_cpus, sizeof(s->filter_cpus));
 	s->fds_at_start = probe__fds_in_use();
 	code = check_pid(s);
 	if (code == EXIT_OK)

@@ -313,7 +313,7 @@ static void check_in_flight(const struct json_value *top, const struct model *m)
 
 static void check_report(const struct json_value *top, const struct model *m, const char *version)
 {
-	const struct json_value *sites, *sees, *counters;
+	const struct json_value *sites, *sees, *filters, *counters;
 	int i;
 
 	FUZZ_CHECK(top->type == JSON_OBJECT, "the report is not an object");
@@ -334,6 +334,10 @@ static void check_report(const struct json_value *top, const struct model *m, co
 		expect_u64(top, "pid", m->info.filter_pid);
 	else
 		member(top, "pid", JSON_NULL);
+	filters = member(top, "filters", JSON_OBJECT);
+	expect_bytes(filters, "comm", m->info.filter_comm, 64);
+	expect_bytes(filters, "cgroup", m->info.filter_cgroup, 64);
+	expect_bytes(filters, "cpus", m->info.filter_cpus, 64);
 	expect_u64(top, "drains", m->drains);
 	expect_u64(top, "works", m->works);
 	expect_u64(top, "self_works", m->self_works);

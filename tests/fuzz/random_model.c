@@ -232,8 +232,10 @@ static void random_info(struct bytes *b, struct random_model *rm, bool plain_inf
 	info->has_local = flags & 16;
 	info->cumulative = flags & 32;
 	info->filter_pid = flags & 64 ? (__u32)bytes__range(b, 1, 4194304) : 0;
-	/* the filters hold the user's -c and --cgroup: any bytes */
-	info->filters = random_string(b, rm->filters, sizeof(rm->filters), true);
+	/* -c and --cgroup are the user's: any bytes */
+	info->filter_comm = random_string(b, rm->filter_comm, sizeof(rm->filter_comm), true);
+	info->filter_cgroup = random_string(b, rm->filter_cgroup, sizeof(rm->filter_cgroup), true);
+	info->filter_cpus = bytes__bool(b) ? "0,2-3" : NULL;
 	if (plain_info) {
 		info->mode = modes[bytes__u8(b) % ARRAY_SIZE(modes)];
 		info->kernel = "6.1.0-13-amd64";

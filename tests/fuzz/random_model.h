@@ -18,7 +18,7 @@
 
 struct random_model {
 	struct model m;
-	char mode[32], kernel[64], blind_spots[64], filters[64];
+	char mode[32], kernel[64], blind_spots[64], filter_comm[64], filter_cgroup[64];
 };
 
 /*

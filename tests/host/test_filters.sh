@@ -59,6 +59,10 @@ if [ -n "$V2" ] && mkdir "$V2/drainstat-test.$$" 2>/dev/null; then
 else
 	fail "--cgroup: no cgroup v2 to test with"
 fi
+# -j states the filters as the text header does
+"$DRAINSTAT" -j -d 0.2 -c "dsj$$" -C 0 >"$TMPDIR_TEST/filters.json" 2>&1
+expect_eq "-j -c -C: the filters" "$(jq -c .filters "$TMPDIR_TEST/filters.json")" \
+	"{\"comm\":\"dsj$$\",\"cgroup\":null,\"cpus\":\"0\"}"
 "$DRAINSTAT" --cgroup /tmp -d 1 >/dev/null 2>"$TMPDIR_TEST/err"
 expect_eq "--cgroup not a cgroup: exit 66" $? 66
 check "--cgroup not a cgroup: says so" grep -q '/tmp is not a cgroup v2 directory' "$TMPDIR_TEST/err"

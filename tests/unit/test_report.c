@@ -112,6 +112,9 @@ static void test_report_full_mode(void)
 	i.entry_visible = true;
 	i.has_ipi = true;
 	i.has_local = true;
+	i.filter_comm = "drainforce";
+	i.filter_cgroup = "/sys/fs/cgroup/ds\x1b\"";
+	i.filter_cpus = "0,2-3";
 	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
 	golden__add_full_mode(k);
 	golden__read_maps(k, &s, 10000 * MS);

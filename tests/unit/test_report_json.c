@@ -132,6 +132,9 @@ static void test_json_full_mode(void)
 	i.has_ipi = true;
 	i.has_local = true;
 	i.filter_pid = 4242;
+	i.filter_comm = "drainforce";
+	i.filter_cgroup = "/sys/fs/cgroup/ds\x1b\"";
+	i.filter_cpus = "0,2-3";
 	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
 	k = make_maps();
 	i.stuck_ns = 1000 * MS;
