@@ -29,13 +29,23 @@ truth_fadvise() {
 	esac
 }
 
-# The kprobes for the drain entry, as drainstat hooks it: __lru_add_drain_all
-# where it has a symbol (6.18: lru_add_drain_all tail-calls it, generic_fadvise
-# calls it directly), else lru_add_drain_all and lru_cache_disable. Nothing
+# truth_traced CMD...: execs CMD with tracefs mounted, in a mount namespace of
+# its own where the machine has none. In a subshell or in the background: it
+# replaces the shell that runs it, so that $! is CMD's pid.
+truth_traced() {
+	exec unshare -m --propagation private sh -c 'mountpoint -q /sys/kernel/tracing ||
+		mount -t tracefs tracefs /sys/kernel/tracing; exec "$@"' sh "$@"
+}
+
+# The kprobes for the drain entry: __lru_add_drain_all where a kprobe can take
+# it (6.18: lru_add_drain_all tail-calls it, generic_fadvise calls it
+# directly; 6.1 has the symbol, but not in the functions ftrace can trace, and
+# refuses the kprobe), else lru_add_drain_all and lru_cache_disable. Nothing
 # where the kernel has no kprobes.
 truth_entry_probes() {
 	[ -e /sys/bus/event_source/devices/kprobe ] || return 0
-	if awk '$3 == "__lru_add_drain_all" { f = 1 } END { exit !f }' /proc/kallsyms; then
+	if (truth_traced grep -qE '^__lru_add_drain_all( |$)' \
+		/sys/kernel/tracing/available_filter_functions); then
 		echo "kprobe:__lru_add_drain_all"
 	else
 		echo "kprobe:lru_add_drain_all, kprobe:lru_cache_disable"
@@ -65,9 +75,7 @@ truth_start() {
 	END { clear(@in); }"
 	[ -z "$entry" ] || prog+="
 	$entry /pid == $pid/ { @entered = count(); }"
-	unshare -m --propagation private sh -c 'mountpoint -q /sys/kernel/tracing ||
-		mount -t tracefs tracefs /sys/kernel/tracing; exec "$@"' sh \
-		bpftrace -B none -e "$prog" >"$TRUTH_OUT" 2>"$TRUTH_OUT.err" &
+	truth_traced bpftrace -B none -e "$prog" >"$TRUTH_OUT" 2>"$TRUTH_OUT.err" &
 	TRUTH_PID=$!
 	# parsing and attaching take seconds under TCG
 	wait_output 60 "$TRUTH_PID" '^ready' "$TRUTH_OUT" && return 0
