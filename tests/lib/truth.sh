@@ -86,12 +86,27 @@ truth_start() {
 }
 
 # truth_stop: bpftrace prints its counts and exits (1 if it failed).
+# bpftrace 0.17 once slept on in epoll_wait() after its SIGINT, its handler
+# run (SigCgt), until a second SIGINT ended it, counts printed: the first had
+# come between its check of the flag and its sleep. So while it still sleeps
+# there a second later, it is asked again; not while it prints and detaches.
 truth_stop() {
 	local pid=$TRUTH_PID
 	[ -n "$pid" ] || return 1
 	TRUTH_PID=
 	kill -INT "$pid"
+	(
+		for _ in $(seq 60); do
+			sleep 1
+			[ "$(cat /proc/"$pid"/wchan 2>/dev/null)" = do_epoll_wait ] || continue
+			kill -INT "$pid"
+		done
+		kill -INT "$pid" # a minute on: whatever it does
+	) 2>/dev/null &
 	wait "$pid"
+	local rc=$?
+	kill $! 2>/dev/null
+	return $rc
 }
 
 # truth_count NAME: the count @NAME (@works[C] for works C), 0 where none.
