@@ -70,6 +70,10 @@ $(OUT)/%.o: src/%.c | $(OUT) $(SKELS)
 $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $(filter %.c %.o,$^) $(LDFLAGS) $(LDLIBS)
 
+# The BPF programs run by the kernel on seeded maps (root): tests/run.
+$(OUT)/tests/bpf_%: tests/bpf/test_%.c $(OUT)/drainstat.skel.h | $(OUT)/tests
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LDFLAGS) $(LDLIBS)
+
 # Frame pointers: the -T log walks the workloads' user stacks with them.
 $(OUT)/tests/%: tests/workload/%.c | $(OUT)/tests
 	$(CC) $(CFLAGS) -fno-omit-frame-pointer -pthread -o $@ $< $(LDFLAGS)
@@ -98,7 +102,9 @@ deps:
 
 STATIC_BINS := $(OUT)/static/drainstat $(WORKLOADS:$(OUT)/tests/%=$(OUT)/static/%)
 
-check: drainstat unit workloads $(STATIC_BINS) $(OUT)/asan/drainstat fuzz-bins
+BPF_TESTS   := $(patsubst tests/bpf/test_%.c,$(OUT)/tests/bpf_%,$(wildcard tests/bpf/test_*.c))
+
+check: drainstat unit workloads $(BPF_TESTS) $(STATIC_BINS) $(OUT)/asan/drainstat fuzz-bins
 	tests/run
 
 BENCH_VM_BINS := $(OUT)/static/drainstat $(OUT)/static/drainforce $(OUT)/static/empty_loader \

@@ -15,6 +15,8 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
 #include "drainstat.h"
+#include "hist.bpf.h"
+#include "maps.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -206,63 +208,18 @@ static __always_inline void count(enum drainstat_counter c)
 	count_add(c, 1);
 }
 
-static __always_inline void max_update(__u64 *max, __u64 v)
+/*
+ * The numbers of a site: by the slot a drain or work keeps (site_slot, the slot
+ * + 1), else by key; NULL if it has no slot.
+ */
+static __always_inline struct site_stats *site_stats_of(const struct site_key *key, __u32 site_slot)
 {
-	__u64 old = *max;
+	__u32 slot = site_slot - 1, *found;
 
-	/* bounded: a lost race only means another CPU stored a value close to ours */
-	for (int i = 0; i < 3 && v > old; i++) {
-		__u64 seen = __sync_val_compare_and_swap(max, old, v);
-
-		if (seen == old)
-			break;
-		old = seen;
-	}
-}
-
-static __always_inline void hist_add(struct hist *h, __u64 v)
-{
-	__u32 b = hist_bucket(v);
-
-	if (b >= HIST_BUCKETS)
-		b = HIST_BUCKETS - 1;
-	__sync_fetch_and_add(&h->count, 1);
-	__sync_fetch_and_add(&h->sum, v);
-	if (!__sync_fetch_and_add(&h->bucket[b], 1))
-		__sync_fetch_and_or(&h->nonzero[b / 64], 1ULL << (b % 64));
-	max_update(&h->max, v);
-}
-
-/* Undo hist_add(h, v) except for max, which can only have grown. */
-static __always_inline void hist_remove(struct hist *h, __u64 v)
-{
-	__u32 b = hist_bucket(v);
-
-	if (b >= HIST_BUCKETS)
-		b = HIST_BUCKETS - 1;
-	__sync_fetch_and_add(&h->count, -1);
-	__sync_fetch_and_add(&h->sum, -v);
-	__sync_fetch_and_add(&h->bucket[b], -1);
-}
-
-/* key's value in map, made from zero first if it is not there; NULL when the map is full. */
-static __always_inline void *lookup_or_insert(void *map, const void *key, const void *zero)
-{
-	void *v = bpf_map_lookup_elem(map, key);
-
-	if (v)
-		return v;
-	/* NOEXIST: another CPU may have made it meanwhile; the lookup finds either */
-	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(map, key);
-}
-
-/* key's numbers, NULL if it has no slot. */
-static __always_inline struct site_stats *site_stats_lookup(const struct site_key *key)
-{
-	__u32 *slot = bpf_map_lookup_elem(&site_slots, key);
-
-	return slot ? bpf_map_lookup_elem(&sites, slot) : NULL;
+	if (site_slot)
+		return bpf_map_lookup_elem(&sites, &slot);
+	found = bpf_map_lookup_elem(&site_slots, key);
+	return found ? bpf_map_lookup_elem(&sites, found) : NULL;
 }
 
 /*
@@ -283,38 +240,27 @@ static __always_inline struct site_stats *site_stats_new(const struct site_key *
 	s->key = *key;
 	s->slot = slot;
 	if (bpf_map_update_elem(&site_slots, key, &slot, BPF_NOEXIST))
-		return site_stats_lookup(key);
+		return site_stats_of(key, 0);
 	/* an exchange orders the key before ready for the reader */
 	__sync_lock_test_and_set(&s->ready, 1);
 	return s;
 }
 
-static __always_inline struct site_stats *site_stats_get(const struct site_key *key)
+/*
+ * The numbers of a site, made if new; NULL when there is no room (counted).
+ * With site_slot, the slot is kept there for site_stats_of() (0 if none).
+ */
+static __always_inline struct site_stats *site_stats_get(const struct site_key *key,
+							 __u32 *site_slot)
 {
-	struct site_stats *s = site_stats_lookup(key);
+	struct site_stats *s = site_stats_of(key, 0);
 
 	if (!s)
 		s = site_stats_new(key);
 	if (!s)
 		count(CNT_SITE_MAP_FULL);
-	return s;
-}
-
-/* The site of a drain or work: by the slot it keeps (site_slot, slot + 1), else by key. */
-static __always_inline struct site_stats *site_stats_of(const struct site_key *key, __u32 site_slot)
-{
-	__u32 slot = site_slot - 1;
-
-	return site_slot ? bpf_map_lookup_elem(&sites, &slot) : site_stats_lookup(key);
-}
-
-/* A drain's site, made if new, its slot kept in *site_slot. */
-static __always_inline struct site_stats *site_stats_keep(const struct site_key *key,
-							  __u32 *site_slot)
-{
-	struct site_stats *s = site_stats_get(key);
-
-	*site_slot = s ? s->slot + 1 : 0;
+	if (site_slot)
+		*site_slot = s ? s->slot + 1 : 0;
 	return s;
 }
 
@@ -439,23 +385,35 @@ static __always_inline void drain_reset(void *ctx, struct drain_state *d, __u64 
 	slow_open(ctx, d, tid);
 }
 
-/* f: the task's fadvise call if the caller looked it up, else NULL. */
+/*
+ * A drain begins in the task's state d, at entry or at its first queue: its
+ * site counts it, and the fadvise call it came in (f, or NULL) escalated.
+ */
+static __always_inline struct site_stats *
+drain_begin(void *ctx, struct drain_state *d, __u64 pid_tgid, __u64 now, struct fadvise_call *f)
+{
+	struct site_stats *s;
+
+	drain_reset(ctx, d, pid_tgid, now);
+	s = site_stats_get(&d->site, &d->site_slot);
+	if (s)
+		__sync_fetch_and_add(&s->count[SITE_DRAINS], 1);
+	d->fadvise_ns = mark_escalation(f);
+	__sync_fetch_and_add(&open_drains, 1);
+	return s;
+}
+
+/* Tracepoint mode. f: the task's fadvise call if the caller looked it up, else NULL. */
 static __always_inline struct drain_state *
 drain_open(void *ctx, struct drain_state *d, __u64 pid_tgid, __u64 now, struct fadvise_call *f)
 {
 	__u32 tid = (__u32)pid_tgid;
-	struct site_stats *s;
 
 	if (!d)
 		d = drain_state_get(tid);
 	if (!d)
 		return NULL;
-	drain_reset(ctx, d, pid_tgid, now);
-	s = site_stats_keep(&d->site, &d->site_slot);
-	if (s)
-		__sync_fetch_and_add(&s->count[SITE_DRAINS], 1);
-	d->fadvise_ns = mark_escalation(f ? f : fadvise_call_of(tid));
-	__sync_fetch_and_add(&open_drains, 1);
+	drain_begin(ctx, d, pid_tgid, now, f ? f : fadvise_call_of(tid));
 	return d;
 }
 
@@ -469,11 +427,15 @@ static __always_inline void drain_join(struct drain_state *d)
 {
 	struct site_stats *s;
 
+	__u64 recorded;
+
 	if (!__sync_lock_test_and_set(&d->closed, 0))
 		return;
+	/* 0: the close found no site, and its wait is in no histogram */
+	recorded = __sync_lock_test_and_set(&d->recorded_wait_ns, 0);
 	s = site_stats_of(&d->site, d->site_slot);
-	if (s)
-		hist_remove(&s->hist[SITE_WAIT_NS], d->recorded_wait_ns);
+	if (s && recorded)
+		hist_remove(&s->hist[SITE_WAIT_NS], recorded);
 	count(CNT_WAIT_REVISED);
 	__sync_fetch_and_add(&open_drains, 1);
 }
@@ -628,14 +590,15 @@ static __always_inline bool drain_close(struct drain_state *d, struct site_stats
 {
 	__u64 earlier;
 
+	/* recorded_wait_ns is what the histogram holds: nothing (0) without a site */
 	if (s)
 		hist_add(&s->hist[SITE_WAIT_NS], wait);
-	earlier = __sync_lock_test_and_set(&d->recorded_wait_ns, wait);
+	earlier = __sync_lock_test_and_set(&d->recorded_wait_ns, s ? wait : 0);
 	if (!__sync_lock_test_and_set(&d->closed, 1)) {
 		__sync_fetch_and_add(&open_drains, -1);
 		return true;
 	}
-	if (s)
+	if (s && earlier)
 		hist_remove(&s->hist[SITE_WAIT_NS], earlier);
 	count(CNT_WAIT_REVISED);
 	return false;
@@ -681,18 +644,22 @@ static __always_inline void on_end(struct work_struct *work)
 			count(CNT_WORK_UNSEEN);
 		return;
 	}
+	/* no slot: the drain's site found no room; counted again with each work */
+	s = ws->site_slot ? site_stats_of(&ws->site, ws->site_slot)
+			  : site_stats_get(&ws->site, NULL);
 	if (!ws->start_ns) {
-		/* queued while the programs were being attached: its start was missed */
+		/*
+		 * queued while the programs were being attached: its start was
+		 * missed, its dispatch and run are unknown; its drain's wait is not
+		 */
 		count(CNT_WORK_UNSEEN);
-		drain_work_done(ws, NULL, now, cpu, 0, 0);
+		drain_work_done(ws, s, now, cpu, 0, 0);
 		ws->work = 0;
 		return;
 	}
 	dispatch = ws->start_ns - ws->queue_ns;
 	run = now - ws->start_ns;
 	self = cpu == ws->caller_cpu;
-	/* no slot: the drain's site found no room; counted again with each work */
-	s = ws->site_slot ? site_stats_of(&ws->site, ws->site_slot) : site_stats_get(&ws->site);
 	if (s) {
 		__sync_fetch_and_add(&s->count[SITE_WORKS], 1);
 		if (self)
@@ -765,17 +732,11 @@ static __always_inline void drain_enter(void *ctx, bool forced, __u8 level, bool
 	}
 	if (d->in_call)
 		__sync_fetch_and_add(&open_drains, -1);
-	drain_reset(ctx, d, pid_tgid, bpf_ktime_get_ns());
+	s = drain_begin(ctx, d, pid_tgid, bpf_ktime_get_ns(), fadvise_call_of(tid));
 	d->in_call = level;
 	d->by_entry = 1;
-	__sync_fetch_and_add(&open_drains, 1);
-	s = site_stats_keep(&d->site, &d->site_slot);
-	if (s) {
-		__sync_fetch_and_add(&s->count[SITE_DRAINS], 1);
-		if (forced)
-			__sync_fetch_and_add(&s->count[SITE_FORCED_DRAINS], 1);
-	}
-	d->fadvise_ns = mark_escalation(fadvise_call_of(tid));
+	if (s && forced)
+		__sync_fetch_and_add(&s->count[SITE_FORCED_DRAINS], 1);
 	twin_first(&d->entry_ctx, ctx, twin);
 }
 
@@ -843,7 +804,7 @@ static __always_inline void local_exit(void)
 
 	if (!call)
 		return;
-	s = site_stats_get(&call->site);
+	s = site_stats_get(&call->site, NULL);
 	if (s)
 		hist_add(&s->hist[SITE_LOCAL_NS], bpf_ktime_get_ns() - call->start_ns);
 	bpf_map_delete_elem(&local_calls, &tid);

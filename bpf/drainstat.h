@@ -178,7 +178,7 @@ struct drain_state {
 	__u64 id_ns; /* entry, or first queue in tracepoint mode: names the drain */
 	__u64 last_queue_ns;
 	__u64 nvcsw;
-	__u64 recorded_wait_ns; /* wait already in the histogram, 0 if none */
+	__u64 recorded_wait_ns; /* tracepoint mode: the wait in its site's histogram, 0 if none */
 	struct site_key site;
 	__u32 site_slot; /* the site's slot + 1 once it has one: no key lookup after */
 	__u32 pending;	 /* works queued and not ended */

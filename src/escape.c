@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdbool.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "escape.h"
 
@@ -21,4 +24,12 @@ const char *escape__text(const char *s, size_t len, char *buf, size_t size)
 	}
 	buf[o] = '\0';
 	return buf;
+}
+
+char *escape__dup(const char *path)
+{
+	size_t len = strnlen(path, PATH_MAX);
+	char *buf = malloc(ESCAPE_SIZE(len));
+
+	return buf ? (char *)escape__text(path, len, buf, ESCAPE_SIZE(len)) : NULL;
 }

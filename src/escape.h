@@ -20,4 +20,7 @@ const char *escape__text(const char *s, size_t len, char *buf, size_t size);
 /* The buffer escape__text() needs for len bytes, with its NUL. */
 #define ESCAPE_SIZE(len) ((len)*4 + 1)
 
+/* s (a path, up to PATH_MAX) escaped, in memory of its own (free it); NULL: ENOMEM. */
+char *escape__dup(const char *s);
+
 #endif /* ESCAPE_H */

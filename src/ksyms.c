@@ -10,15 +10,13 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <pthread.h>
-#include <semaphore.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ksyms.h"
+#include "prefetch.h"
 
 /* Bytes per read(), and the longest line kept: KSYM_NAME_LEN is 512. */
 #define KSYMS_READ_SIZE	      (64 * 1024)
@@ -262,84 +260,6 @@ static int loader__add_lines(struct ksyms_loader *ld, char *buf, size_t *len, bo
 	return 0;
 }
 
-/*
- * A read-ahead thread: the kernel takes as long to produce /proc/kallsyms as we
- * take to parse it (about 26 ms each for 122k lines), so a second thread reads
- * the next chunks while this one parses. A ring of a few chunks, reused, keeps
- * the memory (and its first-touch page faults) small.
- */
-#define PREFETCH_CHUNK (64 * 1024)
-#define PREFETCH_SLOTS 4
-
-struct prefetch {
-	int fd;
-	pthread_t thread;
-	sem_t free, full;
-	struct {
-		ssize_t n; /* bytes, 0 at the end, -errno on error */
-		char data[PREFETCH_CHUNK];
-	} slot[PREFETCH_SLOTS];
-	unsigned int next; /* the slot the reader takes next */
-	size_t off;	   /* bytes of it already taken */
-	bool stopped;	   /* its end or error was taken: nothing more will come */
-	bool threaded;	   /* the thread runs; without one, reads are made as asked */
-};
-
-/* read(2) through EINTR: bytes, 0 at the end, -errno. */
-static ssize_t read_some(int fd, void *buf, size_t size)
-{
-	ssize_t n;
-
-	do
-		n = read(fd, buf, size);
-	while (n < 0 && errno == EINTR);
-	return n < 0 ? -errno : n;
-}
-
-static void *prefetch__run(void *arg)
-{
-	struct prefetch *p = arg;
-	unsigned int i;
-	ssize_t n;
-
-	for (i = 0;; i = (i + 1) % PREFETCH_SLOTS) {
-		while (sem_wait(&p->free) && errno == EINTR)
-			;
-		n = read_some(p->fd, p->slot[i].data, PREFETCH_CHUNK);
-		p->slot[i].n = n;
-		sem_post(&p->full);
-		if (n <= 0)
-			return NULL;
-	}
-}
-
-/* Up to size bytes into buf: like read(2), 0 at the end, -errno on error. */
-static ssize_t prefetch__read(struct prefetch *p, char *buf, size_t size)
-{
-	unsigned int i = p->next;
-	size_t n;
-
-	if (!p->threaded)
-		return read_some(p->fd, buf, size);
-	if (!p->off && !p->stopped)
-		while (sem_wait(&p->full) && errno == EINTR)
-			;
-	if (p->slot[i].n <= 0) {
-		p->stopped = true; /* the slot stays taken: waiting again would never end */
-		return p->slot[i].n;
-	}
-	n = (size_t)p->slot[i].n - p->off;
-	n = n < size ? n : size;
-	memcpy(buf, p->slot[i].data + p->off, n);
-	p->off += n;
-	if (p->off == (size_t)p->slot[i].n) {
-		p->off = 0;
-		p->next = (i + 1) % PREFETCH_SLOTS;
-		sem_post(&p->free);
-	}
-	return (ssize_t)n;
-}
-
 /* Reads p to its end through buf, one line at a time. Returns 0 or -errno. */
 static int loader__read(struct ksyms_loader *ld, struct prefetch *p, char *buf, size_t size)
 {
@@ -369,45 +289,17 @@ static int loader__read(struct ksyms_loader *ld, struct prefetch *p, char *buf, 
 	return loader__add_line(ld, buf);
 }
 
-/* Lets the reader run to the end of the file so that it can be joined. */
-static void prefetch__drain(struct prefetch *p)
-{
-	char sink[4096];
-
-	while (prefetch__read(p, sink, sizeof(sink)) > 0)
-		;
-}
-
 static int ksyms__read(struct ksyms *ks, const char *path, size_t *nr_hidden)
 {
 	struct ksyms_loader ld = {.ks = ks};
-	struct prefetch *p = calloc(1, sizeof(*p));
+	struct prefetch *p = NULL;
 	char *buf = malloc(KSYMS_READ_SIZE);
-	int err = -ENOMEM;
+	int err = buf ? prefetch__open(path, &p) : -ENOMEM;
 
-	if (!p || !buf)
-		goto out;
-	p->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (p->fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	sem_init(&p->free, 0, PREFETCH_SLOTS);
-	sem_init(&p->full, 0, 0);
-	/* no thread (no memory for its stack, RLIMIT_NPROC): the reads are made here */
-	p->threaded = !pthread_create(&p->thread, NULL, prefetch__run, p);
-	err = loader__read(&ld, p, buf, KSYMS_READ_SIZE);
-	if (p->threaded) {
-		if (err)
-			prefetch__drain(p);
-		pthread_join(p->thread, NULL);
-	}
-	sem_destroy(&p->free);
-	sem_destroy(&p->full);
-	close(p->fd);
-out:
+	if (!err)
+		err = loader__read(&ld, p, buf, KSYMS_READ_SIZE);
+	prefetch__close(p);
 	free(buf);
-	free(p);
 	*nr_hidden = ld.nr_hidden;
 	return err;
 }

@@ -2,7 +2,7 @@
 /*
  * drainstat: who triggers lru_add_drain_all(), from where, and what it costs.
  * main() parses the options and routes libbpf's messages; the run itself, its
- * checks, the tracing and the reports, is src/session.c's.
+ * checks (src/setup.c), the tracing and the reports, is src/session.c's.
  */
 #include <stdarg.h>
 #include <stdio.h>

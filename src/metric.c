@@ -10,7 +10,7 @@ const struct metric_desc metric__site_count[SITE_COUNTS] = {
     [SITE_EMPTY_DRAINS] = {"empty_drains", "empty_drains_total", PROM_COUNTER,
 			   "Drains that returned without queueing a work (piggybacked).",
 			   SEEN_ENTRY},
-    [SITE_WORKS] = {"works", "works_total", PROM_COUNTER,
+    [SITE_WORKS] = {"works", "works_total", PROM_COUNTER_BY_KIND,
 		    "Works queued by drains; kind=self: on the caller's own CPU.", SEEN_ALWAYS},
     /* in works_total{kind="self"} */
     [SITE_SELF_WORKS] = {"self_works", NULL, PROM_COUNTER, NULL, SEEN_ALWAYS},

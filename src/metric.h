@@ -24,10 +24,12 @@ enum metric_seen {
 
 /* How the export shows a metric. */
 enum prom_shape {
-	PROM_COUNTER,	 /* a count, as a counter */
-	PROM_HISTOGRAM,	 /* a histogram, in seconds */
-	PROM_HIST_COUNT, /* only a histogram's count, as a counter */
-	PROM_HIST_SUM,	 /* only a histogram's sum, as a counter of seconds */
+	PROM_COUNTER,	      /* a count, as a counter */
+	PROM_COUNTER_BY_KIND, /* a site's works, by kind="self" (its self works) and "remote" */
+	PROM_HISTOGRAM,	      /* a histogram, in seconds */
+	PROM_HIST_COUNT,      /* only a histogram's count, as a counter */
+	PROM_HIST_SUM,	      /* only a histogram's sum, as a counter of seconds */
+	/* a target CPU's metrics are counters: PROM_COUNTER, PROM_HIST_COUNT or PROM_HIST_SUM */
 };
 
 struct metric_desc {

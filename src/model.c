@@ -342,7 +342,7 @@ static int build_cpus(struct model *m, const struct snapshot *cur, const struct 
 			continue;
 		mc->cpu = cpu;
 		for (i = 0; i < CPU_COUNTS; i++)
-			mc->count[i] = c->count[i] - (p ? p->count[i] : 0);
+			mc->count[i] = delta(c->count[i], p ? &p->count[i] : NULL);
 		for (i = 0; i < CPU_HISTS; i++)
 			if ((err = hist__delta(&c->hist[i], p ? &p->hist[i] : NULL, &m->arena,
 					       &mc->hist[i])))
@@ -362,8 +362,8 @@ static int build_fadvise(struct model *m, const struct snapshot *cur, const stru
 		struct model_fadvise *f = &m->fadvise[i];
 
 		f->advice = advice_names[i];
-		f->calls = c->calls - (p ? p->calls : 0);
-		f->escalations = c->escalations - (p ? p->escalations : 0);
+		f->calls = delta(c->calls, p ? &p->calls : NULL);
+		f->escalations = delta(c->escalations, p ? &p->escalations : NULL);
 		err = hist__delta(&c->latency_ns, p ? &p->latency_ns : NULL, &m->arena,
 				  &f->latency_ns);
 		if (err)

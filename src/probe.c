@@ -263,6 +263,26 @@ int probe__sysctl(const char *name, int *value)
 	return err;
 }
 
+/*
+ * Debian's (and Android's) kernels take kernel.perf_event_paranoid above 2 to
+ * mean: perf_event_open() only with CAP_SYS_ADMIN, CAP_PERFMON is not enough.
+ * Upstream treats 3 as 2, so this explains a refusal, it never predicts one.
+ */
+int probe__perf_restricted(int err)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+	int paranoid;
+
+	if (err != -EACCES && err != -EPERM)
+		return 0;
+	if (probe__sysctl("kernel.perf_event_paranoid", &paranoid) || paranoid <= 2)
+		return 0;
+	if (syscall(SYS_capget, &hdr, data) || has_cap(data, CAP_SYS_ADMIN))
+		return 0;
+	return paranoid;
+}
+
 bool probe__short_of_resources(int err)
 {
 	return err == -EMFILE || err == -ENFILE || err == -ENOMEM;

@@ -48,6 +48,13 @@ int probe__btf_parse(void);
 /* An integer sysctl such as "kernel.kptr_restrict" into *value: 0 or -errno. */
 int probe__sysctl(const char *name, int *value);
 
+/*
+ * Why a perf event (a kprobe, a tracefs tracepoint) was refused with err: the
+ * kernel.perf_event_paranoid value above 2 that, in Debian's kernels, leaves
+ * perf_event_open() to CAP_SYS_ADMIN, which this process lacks; else 0.
+ */
+int probe__perf_restricted(int err);
+
 /* err says the process ran short of fds or memory, not that the kernel refused what it asked. */
 bool probe__short_of_resources(int err);
 

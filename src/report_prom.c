@@ -278,6 +278,13 @@ static int fold_other(struct prom_site *v, int n, int max_sites, struct prom_mem
 	return kept;
 }
 
+/* The start of a site's series, drainstat_NAME{site="SITE": the caller ends the labels. */
+static void put_site_series(FILE *f, const char *name, const char *suffix, const char *site)
+{
+	fprintf(f, "drainstat_%s%s{", name, suffix);
+	put_label(f, "site", site);
+}
+
 /* A count of each site: count k of its counts, or with hist, histogram k's count. */
 static void put_site_counter(FILE *f, const struct prom_site *v, int n, const struct metric_desc *d,
 			     int k, bool hist)
@@ -286,36 +293,37 @@ static void put_site_counter(FILE *f, const struct prom_site *v, int n, const st
 
 	put_family(f, d->prom, "counter", d->help);
 	for (i = 0; i < n; i++) {
-		fprintf(f, "drainstat_%s{", d->prom);
-		put_label(f, "site", v[i].name);
-		fprintf(f, "} %llu\n",
-			(unsigned long long)(hist ? v[i].hist[k].count : v[i].count[k]));
+		const __u64 value = hist ? v[i].hist[k].count : v[i].count[k];
+
+		if (!value) /* a family carries the sites that have its events */
+			continue;
+		put_site_series(f, d->prom, "", v[i].name);
+		fprintf(f, "} %llu\n", (unsigned long long)value);
 	}
 }
 
-static void put_works(FILE *f, const struct prom_site *v, int n)
+/* Count k of each site split by kind: "self" (the self works), "remote" (the rest). */
+static void put_site_by_kind(FILE *f, const struct prom_site *v, int n, const struct metric_desc *d,
+			     int k)
 {
-	const struct metric_desc *d = &metric__site_count[SITE_WORKS];
 	int i;
 
 	put_family(f, d->prom, "counter", d->help);
 	for (i = 0; i < n; i++) {
 		const __u64 self = v[i].count[SITE_SELF_WORKS];
 
-		fprintf(f, "drainstat_%s{", d->prom);
-		put_label(f, "site", v[i].name);
+		if (!v[i].count[k])
+			continue;
+		put_site_series(f, d->prom, "", v[i].name);
 		fprintf(f, ",kind=\"self\"} %llu\n", (unsigned long long)self);
-		fprintf(f, "drainstat_%s{", d->prom);
-		put_label(f, "site", v[i].name);
-		fprintf(f, ",kind=\"remote\"} %llu\n",
-			(unsigned long long)(v[i].count[SITE_WORKS] - self));
+		put_site_series(f, d->prom, "", v[i].name);
+		fprintf(f, ",kind=\"remote\"} %llu\n", (unsigned long long)(v[i].count[k] - self));
 	}
 }
 
 static void put_bucket(FILE *f, const char *name, const char *site, const char *le, __u64 n)
 {
-	fprintf(f, "drainstat_%s_bucket{", name);
-	put_label(f, "site", site);
+	put_site_series(f, name, "_bucket", site);
 	fprintf(f, ",le=\"%s\"} %llu\n", le, (unsigned long long)n);
 }
 
@@ -347,12 +355,11 @@ static void put_hist(FILE *f, const char *name, const char *site, const struct p
 		put_bucket(f, name, site, le, s.le[i++]);
 	}
 	put_bucket(f, name, site, "+Inf", s.le[i]);
-	fprintf(f, "drainstat_%s_sum{", name);
-	put_label(f, "site", site);
+	put_site_series(f, name, "_sum", site);
 	fputs("} ", f);
 	put_seconds(f, s.sum_ns);
-	fprintf(f, "\ndrainstat_%s_count{", name);
-	put_label(f, "site", site);
+	fputc('\n', f);
+	put_site_series(f, name, "_count", site);
 	fprintf(f, "} %llu\n", (unsigned long long)s.le[i]);
 }
 
@@ -362,9 +369,13 @@ static void put_site_hist(FILE *f, const struct prom_site *v, int n, const struc
 	int i;
 
 	put_family(f, d->prom, "histogram", d->help);
-	for (i = 0; i < n; i++)
-		put_hist(f, d->prom, v[i].name, &v[i].hist[k],
-			 v[i].seen ? &v[i].seen->last[k] : NULL);
+	for (i = 0; i < n; i++) {
+		struct prom_series *last = v[i].seen ? &v[i].seen->last[k] : NULL;
+
+		/* the sites with a sample, now or in an export before (+Inf: the count) */
+		if (v[i].hist[k].le[NR_LE - 1] || (last && last->le[NR_LE - 1]))
+			put_hist(f, d->prom, v[i].name, &v[i].hist[k], last);
+	}
 }
 
 /* Every site metric the mode measures and the export shows (src/metric.c), in its order. */
@@ -377,8 +388,8 @@ static void put_sites(FILE *f, const struct model_info *info, const struct prom_
 
 		if (!d->prom || !metric__seen(d, info))
 			continue;
-		if (k == SITE_WORKS)
-			put_works(f, v, n);
+		if (d->shape == PROM_COUNTER_BY_KIND)
+			put_site_by_kind(f, v, n, d, k);
 		else
 			put_site_counter(f, v, n, d, k, false);
 	}
@@ -411,32 +422,36 @@ static void put_fadvise(FILE *f, const struct model *m)
 	fprintf(f, "drainstat_fadvise_escalations_total %llu\n", (unsigned long long)escalations);
 }
 
-/* The target CPUs' metrics that the export shows (src/metric.c): counts, and sums of seconds. */
+/* A target CPU's count, or a histogram's count or sum (in seconds), as d's shape says. */
+static void put_cpu_value(FILE *f, const struct model_cpu *c, const struct metric_desc *d, int k,
+			  bool hist)
+{
+	fprintf(f, "drainstat_%s{cpu=\"%d\"} ", d->prom, c->cpu);
+	if (!hist)
+		fprintf(f, "%llu\n", (unsigned long long)c->count[k]);
+	else if (d->shape == PROM_HIST_COUNT)
+		fprintf(f, "%llu\n", (unsigned long long)c->hist[k].count);
+	else {
+		put_seconds(f, c->hist[k].sum);
+		fputc('\n', f);
+	}
+}
+
+/* The target CPUs' metrics that the export shows (src/metric.c), each a counter. */
 static void put_victims(FILE *f, const struct model *m)
 {
 	int i, k;
 
-	for (k = 0; k < CPU_COUNTS; k++) {
-		const struct metric_desc *d = &metric__cpu_count[k];
+	for (k = 0; k < CPU_COUNTS + CPU_HISTS; k++) {
+		const bool hist = k >= CPU_COUNTS;
+		const int j = hist ? k - CPU_COUNTS : k;
+		const struct metric_desc *d = hist ? &metric__cpu_hist[j] : &metric__cpu_count[j];
 
 		if (!d->prom || !metric__seen(d, &m->info))
 			continue;
 		put_family(f, d->prom, "counter", d->help);
 		for (i = 0; i < m->nr_cpus; i++)
-			fprintf(f, "drainstat_%s{cpu=\"%d\"} %llu\n", d->prom, m->cpus[i].cpu,
-				(unsigned long long)m->cpus[i].count[k]);
-	}
-	for (k = 0; k < CPU_HISTS; k++) {
-		const struct metric_desc *d = &metric__cpu_hist[k];
-
-		if (!d->prom || !metric__seen(d, &m->info))
-			continue;
-		put_family(f, d->prom, "counter", d->help);
-		for (i = 0; i < m->nr_cpus; i++) {
-			fprintf(f, "drainstat_%s{cpu=\"%d\"} ", d->prom, m->cpus[i].cpu);
-			put_seconds(f, m->cpus[i].hist[k].sum);
-			fputc('\n', f);
-		}
+			put_cpu_value(f, &m->cpus[i], d, j, hist);
 	}
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* One run of drainstat: checks, tracing, reports until the end; returns the exit code. */
+/* One run of drainstat: setup (setup.c), then reports until the end; returns the exit code. */
 #ifndef SESSION_H
 #define SESSION_H
 

@@ -24,8 +24,13 @@ enum drain_mode {
  * the tracer starts (tracer_opts.symbols).
  */
 struct tracer_symbols {
-	__u64 drain_work_fn;	/* lru_add_drain_per_cpu's address: marks drain works */
-	const char *drain_fn;	/* __lru_add_drain_all's symbol if it has one (6.18), else NULL */
+	__u64 drain_work_fn; /* lru_add_drain_per_cpu's address: marks drain works */
+	/*
+	 * "__lru_add_drain_all" if it has a symbol of that exact name (6.18),
+	 * else NULL. A compiler clone (.constprop.0, ...) is not hooked: fentry
+	 * finds no BTF for it, and its arguments may be gone.
+	 */
+	const char *drain_fn;
 	bool has_cache_disable; /* lru_cache_disable() exists (5.13 and later) */
 };
 
@@ -57,11 +62,12 @@ struct tracer_opts {
 /* What the tracer ended up seeing. */
 struct tracer_features {
 	enum drain_mode mode;
-	bool fadvise; /* syscalls:sys_enter/exit_fadvise64 attached */
-	bool ipi;     /* ipi:ipi_send_cpu attached (about 6.4 and later) */
-	bool local;   /* lru_add_drain() hooked */
-	bool forced;  /* lru_cache_disable() hooked */
-	bool inner;   /* __lru_add_drain_all() hooked too */
+	bool fadvise;	 /* syscalls:sys_enter/exit_fadvise64 attached */
+	int fadvise_err; /* if not: -errno of their attach */
+	bool ipi;	 /* ipi:ipi_send_cpu attached (about 6.4 and later) */
+	bool local;	 /* lru_add_drain() hooked */
+	bool forced;	 /* lru_cache_disable() hooked */
+	bool inner;	 /* __lru_add_drain_all() hooked too */
 };
 
 enum tracer_step {

@@ -28,11 +28,11 @@ for mode in "$@"; do
 			bash "$t" 2>&1
 		else
 			DRAINSTAT_MODE=$mode bash "$t" 2>&1
-		fi | tee /tmp/suite.out | sed -u "s/^\(PASS\|FAIL\) /\1 $name: /"
+		fi | tee /tmp/suite.out | sed -u "s/^\(PASS\|FAIL\|SKIP\) /\1 $name: /"
 		rc=${PIPESTATUS[0]}
 		[ $rc -eq 0 ] || grep -q '^FAIL' /tmp/suite.out || echo "FAIL $name: exited $rc"
 		echo "debvm: $name: $((SECONDS - start)) s"
 	done
 done
-[ -z "$systemd" ] || bash tests/debvm/systemd.sh 2>&1 | sed -u "s/^\(PASS\|FAIL\) /\1 debvm $kernel systemd: /"
+[ -z "$systemd" ] || bash tests/debvm/systemd.sh 2>&1 | sed -u "s/^\(PASS\|FAIL\|SKIP\) /\1 debvm $kernel systemd: /"
 exit 0

@@ -140,6 +140,7 @@ truth_end() {
 	}
 	mode=$(mode_of "$OUT")
 	[ -n "$mode" ] || mode=$(mode_noted "$OUT.err")
+	[ -n "$mode" ] || fail "drainstat stated its mode (for the truth)" "$(head -n 1 "$OUT")"
 	TRUTH_DRAINS=$(truth_drains "$mode")
 	expect_range "the workload forced drains in most of its $N rounds (bpftrace)" \
 		"$(truth_count queued)" $((N / 2)) "$N"

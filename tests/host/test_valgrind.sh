@@ -11,7 +11,7 @@ if ! command -v valgrind >/dev/null; then
 	exit 0
 fi
 case "$DRAINSTAT" in *asan*)
-	pass "valgrind: skipped for a sanitizer build"
+	skip "valgrind" "drainstat is a sanitizer build"
 	exit 0
 	;;
 esac

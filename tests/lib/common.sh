@@ -1,13 +1,15 @@
 # shellcheck shell=bash disable=SC2034 # DS_RC, DS_PID and DRAINSTAT cross files
 # SPDX-License-Identifier: GPL-2.0
 # Shared by the host tests and the VM suite (busybox sh/bash): assertions that
-# print "PASS name" / "FAIL name: why", and readers of drainstat's text report.
+# print "PASS name" / "FAIL name: why" / "SKIP name: why", and readers of drainstat's text report.
 
 pass() { echo "PASS $1"; }
 fail() {
 	echo "FAIL $1${2:+: $2}"
 	return 1
 }
+# skip NAME WHY: a check this run cannot make; counted apart, never as a pass.
+skip() { echo "SKIP $1: $2"; }
 
 # check NAME CMD...: PASS if CMD succeeds.
 check() {

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CPU sets of DRAINSTAT_MAX_CPUS bits (__u64 words) and the kernel's CPU list
+ * text for them ("0-3,8"): cli__parse_cpulist() parses one.
+ */
+#ifndef CPULIST_H
+#define CPULIST_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+/* A kernel CPU list file (/sys/devices/system/cpu/...) into mask; empty, absent or "(null)": none.
+ */
+void cpulist__read(const char *path, __u64 *mask);
+/* mask as a CPU list ("0-3,8") into buf, cut short if size is too small. */
+void cpulist__format(const __u64 *mask, char *buf, size_t size);
+
+#endif /* CPULIST_H */

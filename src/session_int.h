@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A run's state, shared by session.c (the loop: reports, the export, signals)
+ * and setup.c (the checks and the start, in the order of drainstat(8)'s exit
+ * codes), and the few helpers both use.
+ */
+#ifndef SESSION_INT_H
+#define SESSION_INT_H
+
+#include <malloc.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <time.h>
+#include <sys/utsname.h>
+
+#include "cli.h"
+#include "export.h"
+#include "ksyms.h"
+#include "model.h"
+#include "probe.h"
+#include "slowlog.h"
+#include "tracer.h"
+
+/* What setup needs from kallsyms: found beside libbpf's load, before attach. */
+enum setup_symbol { SYM_WORK_FN, SYM_DRAIN_ALL_INNER, SYM_CACHE_DISABLE, SYM_NR };
+
+/* The scan for them, in a thread of its own while the main thread loads. */
+struct symbol_scan {
+	pthread_t thread;
+	bool running;	     /* started and not joined yet */
+	int err;	     /* ksyms__scan()'s */
+	__u64 ns;	     /* how long it took */
+	__u64 addrs[SYM_NR]; /* 0 for none */
+};
+
+struct session {
+	const struct options *opts;
+	struct ksyms *ksyms;
+	struct tracer *tracer;
+	int tracefs_mounted;
+	struct utsname uts;
+	char blind_spots[256];
+	__u64 cgroup_id;
+	struct symbol_scan scan;
+	int symbols_code; /* the exit code when the symbols are not there */
+	struct btf_facts btf;
+	char filter_cpus[256];	 /* -C as a CPU list */
+	struct slowlog *slowlog; /* -T */
+	struct model_info info;
+	struct prom_memory *prom_memory; /* --prom: what the exports before said */
+	struct export *export;		 /* --prom */
+	char *prom_shown;		 /* --prom's path, escaped for messages */
+	int export_err;			 /* the failure the last export said, 0 */
+	int pidfd;			 /* -p: readable once the process has exited; -1 */
+	unsigned int fds_at_start;	 /* open before setup: stdio, inherited ones */
+	struct tracer_needs needs;	 /* what the run needs, once found */
+};
+
+static inline __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/* One line on stderr: "drainstat: " and the message. */
+static inline void say(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "drainstat: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+static inline int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static inline int fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* -v: what setup found, on stderr so the report stays clean. */
+static inline void note(const struct session *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static inline void note(const struct session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!s->opts->verbose)
+		return;
+	va_start(ap, fmt);
+	say(fmt, ap);
+	va_end(ap);
+}
+
+/* True once the process of pidfd has exited: a zombie, or reaped. */
+static inline bool has_exited(int pidfd)
+{
+	struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+
+	return pidfd >= 0 && poll(&pfd, 1, 0) == 1;
+}
+
+/*
+ * keep: large blocks come from the heap and freed ones stay there, not mapped
+ * and unmapped each time, so they are not page-faulted and zeroed anew; else
+ * glibc's small thresholds, and memory goes back to the kernel.
+ */
+static inline void heap_keep(bool keep)
+{
+	mallopt(M_MMAP_THRESHOLD, keep ? 32 << 20 : 128 << 10);
+	mallopt(M_TRIM_THRESHOLD, keep ? 64 << 20 : 128 << 10);
+}
+
+/*
+ * The checks, then the tracer started, the symbols loaded and the -T log
+ * opened (setup.c): EXIT_OK, or the exit code of the first that failed.
+ */
+int setup__run(struct session *s);
+
+#endif /* SESSION_INT_H */

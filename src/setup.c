@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A run's setup, in the order of drainstat(8)'s exit codes: the -p process,
+ * -C and --cgroup, privileges, BTF and tracefs; then kallsyms scanned in a
+ * thread beside libbpf's load, the memory and fds the run needs checked before
+ * it, the tracer started (mode by mode for auto), what the mode cannot see
+ * described, the symbols loaded and the -T log opened.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+
+#include "cpulist.h"
+#include "escape.h"
+#include "session_int.h"
+
+#define KALLSYMS      "/proc/kallsyms"
+#define BTF_PATH      "/sys/kernel/btf/vmlinux"
+#define TRACEFS	      "/sys/kernel/tracing"
+#define DRAIN_WORK_FN "lru_add_drain_per_cpu"
+
+/* The process group leader of pid (its Tgid), or -errno. */
+static int process_of(pid_t pid)
+{
+	char path[64], line[128];
+	int tgid = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
+/*
+ * A cgroup v2 directory's id, what bpf_get_current_cgroup_id() returns: the
+ * kernfs node id, read through a file handle.
+ */
+static int cgroup_id_of(const char *path, __u64 *id)
+{
+	struct {
+		struct file_handle fh;
+		__u64 id;
+	} h = {.fh.handle_bytes = sizeof(__u64)};
+	struct statfs st;
+	struct stat dir;
+	int mount_id;
+
+	if (statfs(path, &st) || stat(path, &dir))
+		return -errno;
+	if (st.f_type != CGROUP2_SUPER_MAGIC)
+		return -ENOTDIR;
+	/* a file in a cgroup (its cgroup.procs) has a kernfs id too, which no task has */
+	if (!S_ISDIR(dir.st_mode))
+		return -EISDIR;
+	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
+		return -errno;
+	*id = h.id;
+	return 0;
+}
+
+static int check_cgroup(struct session *s)
+{
+	char *shown;
+	int err, code;
+
+	if (!s->opts->cgroup)
+		return EXIT_OK;
+	err = cgroup_id_of(s->opts->cgroup, &s->cgroup_id);
+	if (!err)
+		return EXIT_OK;
+	shown = escape__dup(s->opts->cgroup);
+	if (err == -ENOTDIR)
+		code = fail(EXIT_NO_CGROUP, "%s is not a cgroup v2 directory", shown ? shown : "?");
+	else if (err == -EISDIR)
+		code = fail(EXIT_NO_CGROUP,
+			    "%s is a file in a cgroup, not a cgroup: give the cgroup's directory",
+			    shown ? shown : "?");
+	else
+		code = fail(EXIT_NO_CGROUP, "cannot use cgroup %s: %s", shown ? shown : "?",
+			    strerror(-err));
+	free(shown);
+	return code;
+}
+
+#define POSSIBLE_PATH "/sys/devices/system/cpu/possible"
+
+/*
+ * -C names only CPUs this machine can have (offline ones may come online):
+ * another would filter every work out, silently.
+ */
+static int check_victims(const struct options *o)
+{
+	__u64 possible[DRAINSTAT_MAX_CPUS / 64], missing[DRAINSTAT_MAX_CPUS / 64];
+	char have[128], bad[128];
+	bool known = false, any = false;
+	int i;
+
+	if (!o->victims_set)
+		return EXIT_OK;
+	cpulist__read(POSSIBLE_PATH, possible);
+	for (i = 0; i < DRAINSTAT_MAX_CPUS / 64; i++) {
+		known |= possible[i] != 0;
+		missing[i] = o->victims[i] & ~possible[i];
+		any |= missing[i] != 0;
+	}
+	if (!known || !any)
+		return EXIT_OK;
+	cpulist__format(missing, bad, sizeof(bad));
+	cpulist__format(possible, have, sizeof(have));
+	return fail(EXIT_USAGE, "-C names CPUs this machine does not have: %s (its CPUs: %s)", bad,
+		    have);
+}
+
+static void tracer_options(struct session *s, struct tracer_opts *topts);
+
+/*
+ * The most fds setup and the run open at once beside the tracer's, those open
+ * at start included: -p's pidfd; kallsyms (its scan, then its load) or a CPU
+ * list read at a report; -T's ring buffer; --prom's file held, its temp file
+ * and the temp file's stream, while an export is written.
+ */
+static unsigned int fds_beside(const struct session *s)
+{
+	const struct options *o = s->opts;
+
+	return s->fds_at_start + (o->pid != 0) + (o->slow_ns != 0) + (o->prom_path ? 3 : 1);
+}
+
+/* What the run needs, found when first asked: a message may ask before setup has. */
+static const struct tracer_needs *needs_of(struct session *s)
+{
+	struct tracer_opts topts;
+
+	if (!s->needs.fds) {
+		tracer_options(s, &topts);
+		tracer__needs(&topts, &s->needs);
+	}
+	return &s->needs;
+}
+
+#define MB(bytes) ((double)(bytes) / (1 << 20))
+
+/*
+ * Out of memory: a memory cgroup that leaves less than the run needs (its
+ * limit is met with the OOM killer, not an error: see check_memory()), else
+ * ulimit -v.
+ */
+static int memory_error(struct session *s)
+{
+	unsigned long long as = probe__address_space_limit();
+	__u64 need = needs_of(s)->memory;
+	struct memory_room room;
+	char what[64] = "";
+
+	/* unknown when even the BPF object could not be opened to count it */
+	if (need)
+		snprintf(what, sizeof(what), ": drainstat needs about %.1f MB free", MB(need));
+	probe__memory_room(&room);
+	if (room.limit != ~0ULL && (room.free < need || as == ~0ULL))
+		return fail(EXIT_RUNTIME,
+			    "not enough memory (memory cgroup limit %.1f MB, %.1f MB of it free)%s",
+			    MB(room.limit), MB(room.free), what);
+	if (as != ~0ULL)
+		return fail(EXIT_RUNTIME, "not enough memory (ulimit -v %llu): raise the limit",
+			    as / 1024);
+	return fail(EXIT_RUNTIME, "not enough memory%s", what);
+}
+
+/* Short of fds or memory (probe__short_of_resources(err)): which, and what the run needs. */
+static int resource_error(struct session *s, int err)
+{
+	if (err == -EMFILE)
+		return fail(
+		    EXIT_RUNTIME,
+		    "too few file descriptors (ulimit -n %llu): drainstat needs at least %u",
+		    probe__fds_limit(), needs_of(s)->fds);
+	if (err == -ENFILE)
+		return fail(EXIT_RUNTIME, "the system is out of file descriptors (fs.file-max)");
+	return memory_error(s);
+}
+
+/*
+ * -p takes a process: the BPF side compares the thread group ID. A pidfd
+ * (Linux 5.3) tells when it exits, and keeps its PID from being taken for
+ * another's meanwhile unnoticed.
+ */
+static int check_pid(struct session *s)
+{
+	pid_t pid = s->opts->pid;
+	int tgid, open_err;
+
+	if (!pid)
+		return EXIT_OK;
+	/* the pidfd first: the process it holds is the one checked after */
+	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	open_err = s->pidfd < 0 ? -errno : 0;
+	if (probe__short_of_resources(open_err))
+		return resource_error(s, open_err);
+	if (open_err == -ESRCH)
+		return fail(EXIT_NO_PROCESS, "no process with PID %d", pid);
+	tgid = process_of(pid);
+	if (probe__short_of_resources(tgid))
+		return resource_error(s, tgid);
+	/* a thread's ID: pidfd_open() says EINVAL, the status names its process */
+	if (tgid > 0 && tgid != pid)
+		return fail(EXIT_NO_PROCESS, "%d is a thread of process %d: use -p %d", pid, tgid,
+			    tgid);
+	if (tgid < 0 || has_exited(s->pidfd))
+		return fail(EXIT_NO_PROCESS, "process %d has exited%s: nothing to trace", pid,
+			    tgid < 0 ? "" : " (a zombie, not yet reaped)");
+	if (open_err)
+		note(s, "no pidfd for process %d (%s): its exit will not end the run", pid,
+		     strerror(-open_err));
+	return EXIT_OK;
+}
+
+/*
+ * What shows kernel addresses: kernel.kptr_restrict 2 to no one, 1 to
+ * CAP_SYSLOG, 0 to all while kernel.perf_event_paranoid is 1 or less.
+ */
+static const char *kallsyms_fix(int kptr_restrict)
+{
+	int paranoid = 2;
+
+	probe__sysctl("kernel.perf_event_paranoid", &paranoid);
+	if (kptr_restrict == 0)
+		return "kernel.perf_event_paranoid=1";
+	return paranoid > 1 ? "kernel.kptr_restrict=0 and kernel.perf_event_paranoid=1"
+			    : "kernel.kptr_restrict=0";
+}
+
+static int kallsyms_error(struct session *s, int err)
+{
+	int kptr_restrict = 1;
+
+	if (probe__short_of_resources(err))
+		return resource_error(s, err);
+	probe__sysctl("kernel.kptr_restrict", &kptr_restrict);
+	if (err == -EPERM && kptr_restrict == 2)
+		return fail(EXIT_NO_KALLSYMS,
+			    "kernel addresses in %s are hidden even from root "
+			    "(kernel.kptr_restrict=2): set kernel.kptr_restrict to 0 or 1",
+			    KALLSYMS);
+	if (err == -EPERM)
+		return fail(EXIT_NO_KALLSYMS,
+			    "kernel addresses in %s are hidden: run as root, or with CAP_SYSLOG, "
+			    "or set %s",
+			    KALLSYMS, kallsyms_fix(kptr_restrict));
+	return fail(EXIT_NO_KALLSYMS, "cannot read %s: %s", KALLSYMS, strerror(-err));
+}
+
+static const char *const setup_symbol_names[SYM_NR] = {
+    [SYM_WORK_FN] = DRAIN_WORK_FN,
+    [SYM_DRAIN_ALL_INNER] = "__lru_add_drain_all",
+    [SYM_CACHE_DISABLE] = "lru_cache_disable",
+};
+
+static void *scan_symbols(void *arg)
+{
+	struct symbol_scan *scan = arg;
+	__u64 start = now_ns();
+
+	scan->err = ksyms__scan(KALLSYMS, setup_symbol_names, scan->addrs, SYM_NR);
+	scan->ns = now_ns() - start;
+	return NULL;
+}
+
+/* The scan thread's stack (see start_symbol_scan()). */
+#define SCAN_STACK_SIZE (256 << 10)
+
+/*
+ * The addresses setup needs, from a scan that stops once they are found: the
+ * full symbol table, for stacks, is read after the programs are attached. The
+ * kernel spends 10-15 ms producing the lines up to them, so the scan runs in a
+ * thread of its own, beside the BTF lookup and libbpf's load, which do not
+ * need them in tracepoint mode (see symbols_ready()). The thread takes no
+ * signals. Without a thread it runs here. Its stack has a size of its own, not
+ * RLIMIT_STACK's (glibc's default for threads): a small ulimit -s is no limit
+ * on it.
+ */
+static void start_symbol_scan(struct session *s)
+{
+	pthread_attr_t attr;
+	sigset_t all, old;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, SCAN_STACK_SIZE);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	s->scan.running = !pthread_create(&s->scan.thread, &attr, scan_symbols, &s->scan);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (!s->scan.running)
+		scan_symbols(&s->scan);
+}
+
+static void join_symbol_scan(struct session *s)
+{
+	if (s->scan.running)
+		pthread_join(s->scan.thread, NULL);
+	s->scan.running = false;
+}
+
+/*
+ * The tracer's tracer_opts.symbols: waits for the scan. Without
+ * lru_add_drain_per_cpu drain works cannot be told from the others.
+ */
+static int symbols_ready(void *arg, struct tracer_symbols *syms)
+{
+	struct session *s = arg;
+	const __u64 *addrs = s->scan.addrs;
+
+	join_symbol_scan(s);
+	if (s->scan.err) {
+		s->symbols_code = kallsyms_error(s, s->scan.err);
+		return s->scan.err;
+	}
+	if (!addrs[SYM_WORK_FN]) {
+		s->symbols_code = fail(EXIT_NO_SYMBOL,
+				       "this kernel has no %s in %s: cannot tell LRU drain "
+				       "works from other work items",
+				       DRAIN_WORK_FN, KALLSYMS);
+		return -ENOENT;
+	}
+	note(s, "%s at 0x%llx, found in %.1f ms", DRAIN_WORK_FN,
+	     (unsigned long long)addrs[SYM_WORK_FN], (double)s->scan.ns / 1e6);
+	*syms = (struct tracer_symbols){
+	    .drain_work_fn = addrs[SYM_WORK_FN],
+	    .drain_fn = addrs[SYM_DRAIN_ALL_INNER] ? setup_symbol_names[SYM_DRAIN_ALL_INNER] : NULL,
+	    .has_cache_disable = addrs[SYM_CACHE_DISABLE] != 0,
+	};
+	return 0;
+}
+
+/*
+ * Parsing the kernel's BTF (libbpf reads it whole, then copies it) takes about
+ * twice its size of heap.
+ */
+static size_t btf_parse_size(void)
+{
+	struct stat st;
+
+	return stat(BTF_PATH, &st) ? 0 : 2 * (size_t)st.st_size + (1 << 20);
+}
+
+/*
+ * Faults in size bytes of heap in one call rather than page by page (a fault
+ * is dear in a virtual machine), and leaves them free for libbpf's BTF parse
+ * that comes next: setup keeps freed memory in the heap (see setup()). Not
+ * asked for huge pages, though they would save a third of libbpf's load in a
+ * guest whose 4 KB pages are dear to touch: MADV_HUGEPAGE enlists the process
+ * with khugepaged, which then drains every CPU's LRU batches every 10 s for as
+ * long as drainstat runs, and MADV_COLLAPSE drains them itself.
+ */
+static int heap_prefault(size_t size)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t start, end;
+	char *p = size ? malloc(size) : NULL;
+
+	/* libbpf would run short in the same place, and say ESRCH */
+	if (!p)
+		return size ? -ENOMEM : 0;
+	start = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+	end = ((uintptr_t)p + size) & ~(uintptr_t)(page - 1);
+	if (end > start)
+		madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+	free(p);
+	return 0;
+}
+
+/* What the BTF says of the hooks: the kernel looks it up (see probe__btf_facts()). */
+static int check_btf(struct session *s)
+{
+	__u64 start = now_ns();
+
+	probe__btf_facts(&s->btf);
+	if (probe__short_of_resources(s->btf.err))
+		return resource_error(s, s->btf.err);
+	if (s->btf.err)
+		return fail(EXIT_NO_BTF, "cannot parse the kernel's BTF (%s): %s", BTF_PATH,
+			    strerror(-s->btf.err));
+	note(s, "BTF %s in %.1f ms: lru_add_drain_all %s, ipi_send_cpu %s",
+	     s->btf.parsed ? "parsed" : "looked up by the kernel", (double)(now_ns() - start) / 1e6,
+	     s->btf.drain_all_id > 0 ? "found" : "missing",
+	     s->btf.ipi_send_cpu ? "found" : "missing");
+	return EXIT_OK;
+}
+
+/* Every symbol, to name the frames of kernel stacks. */
+static int load_symbols(struct session *s)
+{
+	__u64 start = now_ns();
+	int err = ksyms__load(KALLSYMS, &s->ksyms);
+
+	if (err)
+		return kallsyms_error(s, err);
+	note(s, "%zu symbols from %s in %.1f ms", ksyms__count(s->ksyms), KALLSYMS,
+	     (double)(now_ns() - start) / 1e6);
+	return EXIT_OK;
+}
+
+static int check_kernel(struct session *s)
+{
+	int err;
+
+	if (probe__privileges())
+		return fail(EXIT_NO_PERM, "need root, or CAP_BPF and CAP_PERFMON");
+	if (probe__btf(BTF_PATH))
+		return fail(EXIT_NO_BTF,
+			    "the kernel exposes no BTF (%s): drainstat needs a kernel "
+			    "built with CONFIG_DEBUG_INFO_BTF=y",
+			    BTF_PATH);
+	err = probe__tracefs(TRACEFS);
+	if (err < 0)
+		return fail(EXIT_NO_TRACEFS,
+			    "tracefs is not mounted at %s and mounting it failed: "
+			    "%s",
+			    TRACEFS, strerror(-err));
+	s->tracefs_mounted = err;
+	note(s, "tracefs %s %s", TRACEFS,
+	     err ? "mounted by drainstat in a mount namespace of its own" : "already mounted");
+	return EXIT_OK;
+}
+
+static const char *step_name(enum tracer_step step)
+{
+	switch (step) {
+	case TRACER_OPEN:
+		return "open";
+	case TRACER_LOAD:
+		return "load";
+	default:
+		return "attach";
+	}
+}
+
+static void tracer_options(struct session *s, struct tracer_opts *topts)
+{
+	*topts = (struct tracer_opts){
+	    .filter_tgid = (__u32)s->opts->pid,
+	    .filter_comm = s->opts->comm,
+	    .filter_cgroup_id = s->cgroup_id,
+	    .filter_victims = s->opts->victims_set ? s->opts->victims : NULL,
+	    .max_sites = s->opts->max_sites,
+	    .max_stacks = s->opts->max_stacks,
+	    .mode = s->opts->mode,
+	    .symbols = symbols_ready,
+	    .symbols_arg = s,
+	    .drain_all_btf_id = s->btf.drain_all_id,
+	    .has_ipi_send_cpu = s->btf.ipi_send_cpu,
+	    .tracefs = TRACEFS,
+	    .slow_threshold_ns = s->opts->slow_ns,
+	    .fds_beside = fds_beside(s),
+	    .fds_needed = &s->needs.fds,
+	};
+}
+
+/*
+ * A memory cgroup's limit is met with the OOM killer, not an error: in the
+ * heap's page faults, in the verifier. So the room is checked before: the
+ * heap for libbpf's parse of the kernel's BTF, the maps, the load's own.
+ */
+static int check_memory(struct session *s, const struct tracer_opts *topts, size_t heap)
+{
+	struct memory_room room;
+	int err = tracer__needs(topts, &s->needs);
+
+	if (err)
+		return probe__short_of_resources(err)
+			   ? resource_error(s, err)
+			   : fail(EXIT_BPF, "cannot open the BPF programs: %s", strerror(-err));
+	s->needs.memory += heap;
+	probe__memory_room(&room);
+	note(s, "the run needs %u fds and about %.1f MB of memory", s->needs.fds,
+	     MB(s->needs.memory));
+	return room.free < s->needs.memory ? memory_error(s) : EXIT_OK;
+}
+
+static int start_tracer(struct session *s)
+{
+	struct tracer_opts topts;
+	enum tracer_step step;
+	size_t heap = btf_parse_size();
+	int code, err, paranoid;
+
+	tracer_options(s, &topts);
+	code = check_memory(s, &topts, heap);
+	if (code != EXIT_OK)
+		return code;
+	err = heap_prefault(heap);
+	if (err)
+		return resource_error(s, err);
+	note(s, "%.1f MB of heap faulted in for libbpf's load", MB(heap));
+	err = tracer__start(&topts, &s->tracer, &step);
+	if (err && step == TRACER_SYMBOLS)
+		return s->symbols_code;
+	if (probe__short_of_resources(err))
+		return resource_error(s, err);
+	/* kprobe mode's hooks are perf events; full and tracepoint modes' required ones are not */
+	paranoid = step == TRACER_ATTACH ? probe__perf_restricted(err) : 0;
+	if (paranoid && s->opts->mode == MODE_KPROBE)
+		return fail(
+		    EXIT_NO_PERM,
+		    "cannot attach the BPF programs in %s mode: kernel.perf_event_paranoid=%d "
+		    "leaves perf events (kprobes, tracepoints) to CAP_SYS_ADMIN; run as root, "
+		    "set kernel.perf_event_paranoid=2 or use full mode",
+		    tracer__mode_name(s->opts->mode), paranoid);
+	if (err && s->opts->mode == MODE_AUTO)
+		return fail(EXIT_BPF,
+			    "cannot %s the BPF programs in any mode (tracepoint, the last tried: "
+			    "%s; -vv shows libbpf's log)",
+			    step_name(step), strerror(-err));
+	if (err)
+		return fail(EXIT_BPF,
+			    "cannot %s the BPF programs in %s mode: %s (-vv shows libbpf's log)",
+			    step_name(step), tracer__mode_name(s->opts->mode), strerror(-err));
+	return EXIT_OK;
+}
+
+/* Why the fadvise calls are not traced: err is their tracepoint's attach error. */
+static void describe_fadvise_blind(int err, char *buf, size_t size, const char *sep)
+{
+	int paranoid = probe__perf_restricted(err);
+
+	if (paranoid)
+		snprintf(buf, size,
+			 "%sfadvise calls (kernel.perf_event_paranoid=%d leaves their "
+			 "syscalls:sys_enter_fadvise64 perf event to CAP_SYS_ADMIN)",
+			 sep, paranoid);
+	else if (err && err != -ENOENT)
+		snprintf(buf, size, "%sfadvise calls (syscalls:sys_enter_fadvise64: %s)", sep,
+			 strerror(-err));
+	else
+		snprintf(buf, size, "%sfadvise calls (no syscalls:sys_enter_fadvise64)", sep);
+}
+
+/* What this run cannot see, by mode and by the optional hooks that did not attach. */
+static void describe_blind_spots(const struct tracer_features *f, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (f->mode == MODE_TRACEPOINT)
+		n += (size_t)snprintf(
+		    buf, size,
+		    "drain entry or exit: WAIT~ is first queue to last work end (a "
+		    "lower bound); no lock time, piggybacked or empty drains, local "
+		    "drains");
+	else if (!f->local)
+		n += (size_t)snprintf(buf, size, "local drains (lru_add_drain not hooked)");
+	if (!f->ipi && n < size)
+		n += (size_t)snprintf(buf + n, size - n, "%sIPIs (no ipi:ipi_send_cpu tracepoint)",
+				      n ? "; " : "");
+	if (!f->fadvise && n < size)
+		describe_fadvise_blind(f->fadvise_err, buf + n, size - n, n ? "; " : "");
+}
+
+static void describe(struct session *s)
+{
+	const struct tracer_features *f = tracer__features(s->tracer);
+
+	uname(&s->uts);
+	describe_blind_spots(f, s->blind_spots, sizeof(s->blind_spots));
+	s->info = (struct model_info){
+	    .mode = tracer__mode_name(f->mode),
+	    .kernel = s->uts.release,
+	    .blind_spots = s->blind_spots[0] ? s->blind_spots : NULL,
+	    .wait_is_lower_bound = f->mode == MODE_TRACEPOINT,
+	    .entry_visible = f->mode != MODE_TRACEPOINT,
+	    .has_fadvise = f->fadvise,
+	    .has_ipi = f->ipi,
+	    .has_local = f->local,
+	    .cumulative = !s->opts->interval_ns,
+	    .stuck_ns = s->opts->stuck_ns,
+	    .filter_pid = (__u32)s->opts->pid,
+	    .filter_comm = s->opts->comm,
+	    .filter_cgroup = s->opts->cgroup,
+	    .filter_cpus = s->opts->victims_set ? s->filter_cpus : NULL,
+	};
+	note(s, "mode %s: drain entry/exit %s, local drains %s, IPIs %s, fadvise %s", s->info.mode,
+	     s->info.entry_visible ? "hooked" : "not hooked", f->local ? "hooked" : "not hooked",
+	     f->ipi ? "counted" : "not counted", f->fadvise ? "traced" : "not traced");
+}
+
+/* -T: slow drains come from the ring buffer, read from here on (none is lost meanwhile). */
+static int start_slowlog(struct session *s)
+{
+	int err;
+
+	if (!s->opts->slow_ns)
+		return EXIT_OK;
+	s->slowlog = slowlog__new(stdout, s->opts->slow_ns, s->opts->json, s->ksyms);
+	err = s->slowlog ? tracer__watch_slow(s->tracer, slowlog__slow_drain, s->slowlog) : -ENOMEM;
+	if (probe__short_of_resources(err))
+		return resource_error(s, err);
+	if (err)
+		return fail(EXIT_RUNTIME, "cannot start the slow-drain log: %s", strerror(-err));
+	return EXIT_OK;
+}
+
+int setup__run(struct session *s)
+{
+	int code;
+
+	/*
+	 * Setup's megabytes (libbpf's BTF parse, in heap faulted in beforehand)
+	 * stay in the heap until given back once attached.
+	 */
+	heap_keep(true);
+	cpulist__format(s->opts->victims, s->filter_cpus, sizeof(s->filter_cpus));
+	s->fds_at_start = probe__fds_in_use();
+	code = check_pid(s);
+	if (code == EXIT_OK)
+		code = check_victims(s->opts);
+	if (code == EXIT_OK)
+		code = check_cgroup(s);
+	if (code == EXIT_OK)
+		code = check_kernel(s);
+	/* after check_kernel(): its tracefs mount needs a process of one thread */
+	if (code == EXIT_OK)
+		start_symbol_scan(s);
+	if (code == EXIT_OK)
+		code = check_btf(s);
+	if (code == EXIT_OK)
+		code = start_tracer(s);
+	join_symbol_scan(s);
+	/* the symbol table's growing buffers are better mapped and given back */
+	heap_keep(false);
+	malloc_trim(0);
+	if (code == EXIT_OK)
+		describe(s);
+	if (code == EXIT_OK)
+		code = load_symbols(s);
+	if (code == EXIT_OK)
+		code = start_slowlog(s);
+	return code;
+}

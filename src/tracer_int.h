@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The tracer's insides, shared by its two files only: tracer.c (load, attach,
+ * the slow-drain ring buffer, unload) and tracer_read.c (the map readers).
+ */
+#ifndef TRACER_INT_H
+#define TRACER_INT_H
+
+#include <bpf/libbpf.h>
+#include "drainstat.h"
+#include "tracer.h"
+
+struct drainstat_bpf;
+
+#define MAX_LINKS 24
+
+/* A kernel stack already read: its id names it for good (see read_stack()). */
+struct known_stack {
+	int nr_ips;
+	__u64 ips[DRAINSTAT_MAX_STACK_DEPTH];
+};
+
+struct tracer {
+	struct drainstat_bpf *skel;
+	int nr_cpus;
+	const void *sites_area; /* the sites array's slots in use, mmapped read-only */
+	size_t sites_area_size;
+	struct cpu_stats *cpus_buf;	   /* nr_cpus: the cpus map read into it */
+	struct known_stack **known_stacks; /* by stack id, NULL until read */
+	__u32 nr_known_stacks;		   /* slots: the stack map's max_entries */
+	struct tracer_features features;
+	struct tracer_symbols syms;
+	bool have_syms;
+	struct bpf_link *links[MAX_LINKS];
+	int nr_links;
+	const struct work_state *works_area; /* the works array, mmapped read-only */
+	size_t works_area_size;
+	struct drain_state *drains_buf; /* a batch of the drains map: values */
+	__u32 *tids_buf;		/* and keys */
+	struct ring_buffer *slow;
+	slow_drain_fn slow_fn;
+	void *slow_arg;
+	__u64 skipped; /* CNT_SKIPPED as last read: it never goes back */
+};
+
+/* The stack id in map (stacks or ustacks) into ips; *nr 0 if it has none. */
+int tracer_read_ips(const struct bpf_map *map, __s32 id, __u64 *ips, int *nr);
+/* The readers' buffers, mappings and stack copies, freed. */
+void tracer_read_free(struct tracer *t);
+
+#endif /* TRACER_INT_H */

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * drainstat's BPF programs run by the kernel on maps seeded here
+ * (BPF_PROG_TEST_RUN): the paths no workload reaches on purpose. Needs root
+ * and a kernel that test-runs raw tracepoint programs (5.10 and later).
+ *
+ * workqueue_execute_end (a raw_tp program, which the kernel can test-run) is
+ * given a drain work that ends on CPU 0, its drain's state and its work's
+ * state seeded as on_queue() and on_start() leave them:
+ *  - a work whose start was seen: its numbers and its drain's wait;
+ *  - a work whose start was missed (queued while drainstat attached): no
+ *    dispatch or run, but the drain's wait is recorded in its site's
+ *    histogram, and recorded_wait_ns is what the histogram holds, for a later
+ *    drain_join() to take back;
+ *  - the same with no room for the site: no wait in any histogram, and
+ *    recorded_wait_ns 0, so that a join takes nothing back.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "check.h"
+#include "drainstat.h"
+#include "drainstat.skel.h"
+
+#define DRAIN_WORK_FN 0xffffffff81234560ULL /* any address: the programs compare it */
+#define WORK	      0xffff888012345678ULL
+#define CALLER_TID    4242
+#define CALLER_CPU    1
+
+static struct drainstat_bpf *skel;
+static int nr_cpus;
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+}
+
+/* A counter summed over the CPUs. */
+static __u64 counter(enum drainstat_counter c)
+{
+	__u32 key = c;
+	__u64 *v = calloc((size_t)nr_cpus, sizeof(*v)), sum = 0;
+	int i;
+
+	if (!v || bpf_map__lookup_elem(skel->maps.counters, &key, sizeof(key), v,
+				       sizeof(*v) * (size_t)nr_cpus, 0)) {
+		free(v);
+		return ~0ULL;
+	}
+	for (i = 0; i < nr_cpus; i++)
+		sum += v[i];
+	free(v);
+	return sum;
+}
+
+/* Seeds a drain of CALLER_TID opened 1 ms ago with one work pending on CPU 0. */
+static void seed(const char *comm, bool started, struct drain_state *d)
+{
+	__u64 now = now_ns();
+	struct work_state ws = {
+	    .work = WORK,
+	    .queue_ns = now - 900000,
+	    .start_ns = started ? now - 500000 : 0,
+	    .drain_id_ns = now - 1000000,
+	    .caller_tid = CALLER_TID,
+	    .caller_cpu = CALLER_CPU,
+	};
+	__u32 tid = CALLER_TID, cpu = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->id_ns = ws.drain_id_ns;
+	d->last_queue_ns = ws.queue_ns;
+	d->pending = 1;
+	d->works = 1;
+	d->caller_cpu = CALLER_CPU;
+	d->site.stack_id = -EFAULT;
+	strncpy(d->site.comm, comm, sizeof(d->site.comm) - 1);
+	ws.site = d->site;
+	CHECK(!bpf_map__update_elem(skel->maps.drains, &tid, sizeof(tid), d, sizeof(*d), BPF_ANY));
+	CHECK(!bpf_map__update_elem(skel->maps.works, &cpu, sizeof(cpu), &ws, sizeof(ws), BPF_ANY));
+}
+
+/* The work ends on CPU 0; *d is then the drain's state. */
+static void end_work(struct drain_state *d)
+{
+	__u64 args[2] = {WORK, DRAIN_WORK_FN};
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args),
+		    .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = 0);
+	__u32 tid = CALLER_TID;
+
+	CHECK(!bpf_prog_test_run_opts(bpf_program__fd(skel->progs.drainstat_execute_end), &opts));
+	CHECK(!bpf_map__lookup_elem(skel->maps.drains, &tid, sizeof(tid), d, sizeof(*d), 0));
+}
+
+/* The site with comm, NULL if it has none (the caller frees it). */
+static struct site_stats *site_of(const char *comm)
+{
+	struct site_key key = {.stack_id = -EFAULT};
+	struct site_stats *s = calloc(1, sizeof(*s));
+	__u32 slot;
+
+	strncpy(key.comm, comm, sizeof(key.comm) - 1);
+	if (!s ||
+	    bpf_map__lookup_elem(skel->maps.site_slots, &key, sizeof(key), &slot, sizeof(slot),
+				 0) ||
+	    bpf_map__lookup_elem(skel->maps.sites, &slot, sizeof(slot), s, sizeof(*s), 0)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void test_work_seen(void)
+{
+	struct drain_state d;
+	struct site_stats *s;
+
+	seed("seen", true, &d);
+	end_work(&d);
+	s = site_of("seen");
+	CHECK(s);
+	if (!s)
+		return;
+	CHECK(s->count[SITE_WORKS] == 1);
+	CHECK(s->hist[SITE_DISPATCH_NS].count == 1 && s->hist[SITE_DISPATCH_NS].sum >= 400000);
+	CHECK(s->hist[SITE_RUN_NS].count == 1);
+	CHECK(d.pending == 0 && d.closed == 1);
+	CHECK(d.recorded_wait_ns >= 1000000);
+	CHECK(s->hist[SITE_WAIT_NS].count == 1 && s->hist[SITE_WAIT_NS].sum == d.recorded_wait_ns);
+	free(s);
+}
+
+static void test_start_missed(void)
+{
+	__u64 unseen = counter(CNT_WORK_UNSEEN);
+	struct drain_state d;
+	struct site_stats *s;
+
+	seed("missed", false, &d);
+	end_work(&d);
+	CHECK(counter(CNT_WORK_UNSEEN) == unseen + 1);
+	s = site_of("missed");
+	CHECK(s);
+	if (!s)
+		return;
+	CHECK(s->count[SITE_WORKS] == 0);
+	CHECK(s->hist[SITE_DISPATCH_NS].count == 0 && s->hist[SITE_RUN_NS].count == 0);
+	CHECK(d.pending == 0 && d.closed == 1);
+	CHECK(d.recorded_wait_ns >= 1000000);
+	/* what a later join takes back is in the histogram */
+	CHECK(s->hist[SITE_WAIT_NS].count == 1 && s->hist[SITE_WAIT_NS].sum == d.recorded_wait_ns);
+	free(s);
+}
+
+static void test_start_missed_no_room(void)
+{
+	__u64 full = counter(CNT_SITE_MAP_FULL);
+	struct drain_state d;
+
+	skel->bss->site_slots_used = skel->rodata->max_sites;
+	seed("noroom", false, &d);
+	end_work(&d);
+	CHECK(!site_of("noroom"));
+	CHECK(counter(CNT_SITE_MAP_FULL) > full);
+	CHECK(d.pending == 0 && d.closed == 1);
+	/* in no histogram: a later join takes nothing back */
+	CHECK(d.recorded_wait_ns == 0);
+}
+
+static int open_programs(void)
+{
+	struct bpf_program *prog;
+	int err;
+
+	skel = drainstat_bpf__open();
+	if (!skel)
+		return -errno;
+	bpf_object__for_each_program(prog, skel->obj)
+	    bpf_program__set_autoload(prog, prog == skel->progs.drainstat_execute_end);
+	err = drainstat_bpf__load(skel);
+	if (err)
+		return err;
+	skel->bss->drain_work_fn = DRAIN_WORK_FN;
+	return 0;
+}
+
+int main(void)
+{
+	int failed = 0, err;
+
+	nr_cpus = libbpf_num_possible_cpus();
+	err = nr_cpus < 0 ? nr_cpus : open_programs();
+	if (err) {
+		printf("FAIL bpf: load drainstat's programs: %s\n", strerror(-err));
+		return 1;
+	}
+	RUN(test_work_seen);
+	RUN(test_start_missed);
+	RUN(test_start_missed_no_room);
+	drainstat_bpf__destroy(skel);
+	return failed ? 1 : 0;
+}
