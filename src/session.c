@@ -116,7 +116,8 @@ static int export_now(struct session *s, const struct model *m, enum report_mome
 		s->export_err = 0;
 		return EXIT_OK;
 	}
-	if (export__dir_gone(s->export))
+	/* gone since the start: at the start, it was never there (said below) */
+	if (when != REPORT_FIRST && export__dir_gone(s->export))
 		return fail(EXIT_EXPORT, "the directory of %s is gone: nothing to export to",
 			    s->prom_shown);
 	describe_export_error(s, err, msg, sizeof(msg));

@@ -628,6 +628,16 @@ __u64 prom_check__sum(const struct prom_exposition *e, const char *name, const c
 	return sum;
 }
 
+size_t prom_check__zeros(const struct prom_exposition *e, const char *name)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < e->nr_samples; i++)
+		n +=
+		    !strcmp(e->samples[i].name, name) && e->samples[i].is_u64 && !e->samples[i].u64;
+	return n;
+}
+
 const char *prom_check__family(const struct prom_exposition *e, const char *name, bool *has_help)
 {
 	static const char *const types[] = {

@@ -28,6 +28,9 @@ void prom_check__free(struct prom_exposition *e);
 __u64 prom_check__sum(const struct prom_exposition *e, const char *name, const char *label,
 		      const char *value, size_t *n);
 
+/* How many samples named name are an integer 0. */
+size_t prom_check__zeros(const struct prom_exposition *e, const char *name);
+
 /* The TYPE of family name ("counter", "gauge", "histogram"), NULL if none; HELP in *has_help. */
 const char *prom_check__family(const struct prom_exposition *e, const char *name, bool *has_help);
 
