@@ -59,22 +59,32 @@ check "--max-sites 3, export: promtool check metrics" bash -c "promtool check me
 # pages on CPU 0 (-a 0 -f), so that its drain queues a work there, every time.
 OUT=$TMPDIR_TEST/stacks
 # (-j prints no header: start_drainstat would wait for one in vain)
+# On a busy system (Debian's khugepaged, systemd) another task can flush CPU
+# 0's batch first: that compaction queues no work, and tracepoint mode cannot
+# see it. bpftrace counts the compactions' drains as the mode sees them: the
+# compact_memory writes inside which a work was queued, or the drain entries.
 "$DRAINSTAT" -v -j --max-stacks 1 >"$OUT" 2>"$OUT.err" &
 DS_PID=$!
 wait_attached "$OUT.err" '^drainstat: [0-9]* symbols from '
+truth_start comm:dsstk2 "$TMPDIR_TEST/truth.stk" write ||
+	fail "bpftrace counts the compactions' drains" "$(tail -n 3 "$TMPDIR_TEST/truth.stk.err")"
 for _ in 1 2 3 4 5; do
 	"$WORKLOADS/drainforce" -n 4 -c dsstk "$TMPDIR_TEST/data"
 	taskset -c 1 "$WORKLOADS/trigger" -c dsstk2 -n 2 -a 0 -f "$TMPDIR_TEST/data2" compact
 done
 sleep 0.3
+truth_stop || fail "bpftrace counted the compactions' drains" "$(tail -n 3 "$TRUTH_OUT.err")"
 kill -INT $DS_PID
 wait_drainstat
 expect_eq "--max-stacks 1: exit 0" "$DS_RC" 0
 check "--max-stacks 1: stack_lost counted ($(lost_json "$OUT" stack_lost))" test "$(lost_json "$OUT" stack_lost)" -gt 0
 check "--max-stacks 1: the drains still counted" \
 	test "$(jq '[.sites[] | select(.comm == "dsstk") | .drains] | add' "$OUT")" -ge 16
-check "--max-stacks 1: the compactions' drains counted, their stacks lost" \
-	test "$(jq '[.sites[] | select(.comm == "dsstk2") | .drains] | add' "$OUT")" -ge 10
+expect_range "--max-stacks 1: the compactions drained, most with a work (bpftrace)" \
+	"$(truth_count queued)" 5 10
+expect_eq "--max-stacks 1: the compactions' drains counted, their stacks lost (= bpftrace's)" \
+	"$(jq '[.sites[] | select(.comm == "dsstk2") | .drains] | add' "$OUT")" \
+	"$(truth_drains "$(mode_noted "$OUT.err")")"
 
 # the slow-drain ring buffer overruns while drainstat is stopped: every drain is
 # an event printed or one counted as slow_lost (256 KiB hold about 570 events)

@@ -54,30 +54,37 @@ truth_entry_probes() {
 	fi
 }
 
-# truth_start PID OUT: bpftrace counts the drains of process PID (all its
-# threads) until truth_stop, its output in OUT and OUT.err. Returns once every
-# probe is attached (its BEGIN ran): 1 if bpftrace is missing or did not start.
+# truth_start WHO OUT [SYSCALL]: bpftrace counts the drains of WHO, a process's
+# PID (all its threads) or comm:NAME (every task of that comm), until
+# truth_stop, its output in OUT and OUT.err. @queued counts the calls of
+# SYSCALL (default: fadvise's) inside which a drain work was queued: write for
+# a sysctl such as compact_memory. Returns once every probe is attached (its
+# BEGIN ran): 1 if bpftrace is missing or did not start.
 truth_start() {
-	local pid=$1 fadv entry prog
+	local who=$1 fadv entry prog filter
 	TRUTH_OUT=$2
 	command -v bpftrace >/dev/null || {
 		echo "no bpftrace" >"$TRUTH_OUT.err"
 		return 1
 	}
-	fadv=$(truth_fadvise)
+	fadv=${3:-$(truth_fadvise)}
+	case $who in
+	comm:*) filter="comm == \"${who#comm:}\"" ;;
+	*) filter="pid == $who" ;;
+	esac
 	[ -n "${TRUTH_ENTRY+set}" ] || TRUTH_ENTRY=$(truth_entry_probes)
 	entry=$TRUTH_ENTRY
-	prog="tracepoint:syscalls:sys_enter_$fadv /pid == $pid/ { @in[tid] = 1; }
+	prog="tracepoint:syscalls:sys_enter_$fadv /$filter/ { @in[tid] = 1; }
 	tracepoint:workqueue:workqueue_queue_work
-	/pid == $pid && (uint64)args->function == kaddr(\"lru_add_drain_per_cpu\")/ {
+	/$filter && (uint64)args->function == kaddr(\"lru_add_drain_per_cpu\")/ {
 		@works[args->cpu] = count();
 		if (@in[tid] == 1) { @queued = count(); @in[tid] = 2; }
 	}
-	tracepoint:syscalls:sys_exit_$fadv /pid == $pid/ { delete(@in[tid]); }
+	tracepoint:syscalls:sys_exit_$fadv /$filter/ { delete(@in[tid]); }
 	BEGIN { printf(\"ready\\n\"); }
 	END { clear(@in); }"
 	[ -z "$entry" ] || prog+="
-	$entry /pid == $pid/ { @entered = count(); }"
+	$entry /$filter/ { @entered = count(); }"
 	truth_traced bpftrace -B none -e "$prog" >"$TRUTH_OUT" 2>"$TRUTH_OUT.err" &
 	TRUTH_PID=$!
 	# parsing and attaching take seconds under TCG
