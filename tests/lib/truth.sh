@@ -54,33 +54,37 @@ truth_entry_probes() {
 	fi
 }
 
-# truth_start WHO OUT [SYSCALL]: bpftrace counts the drains of WHO, a process's
+# truth_start WHO OUT [SYSCALLS]: bpftrace counts the drains of WHO, a process's
 # PID (all its threads) or comm:NAME (every task of that comm), until
 # truth_stop, its output in OUT and OUT.err. @queued counts the calls of
-# SYSCALL (default: fadvise's) inside which a drain work was queued: write for
-# a sysctl such as compact_memory. Returns once every probe is attached (its
-# BEGIN ran): 1 if bpftrace is missing or did not start.
+# SYSCALLS (comma-separated; default: fadvise's) inside which a drain work was
+# queued: write for a sysctl such as compact_memory. Returns once every probe
+# is attached (its BEGIN ran): 1 if bpftrace is missing or did not start.
 truth_start() {
-	local who=$1 fadv entry prog filter
+	local who=$1 calls c enter= leave= entry prog filter
 	TRUTH_OUT=$2
 	command -v bpftrace >/dev/null || {
 		echo "no bpftrace" >"$TRUTH_OUT.err"
 		return 1
 	}
-	fadv=${3:-$(truth_fadvise)}
+	calls=${3:-$(truth_fadvise)}
+	for c in ${calls//,/ }; do
+		enter+="${enter:+, }tracepoint:syscalls:sys_enter_$c"
+		leave+="${leave:+, }tracepoint:syscalls:sys_exit_$c"
+	done
 	case $who in
 	comm:*) filter="comm == \"${who#comm:}\"" ;;
 	*) filter="pid == $who" ;;
 	esac
 	[ -n "${TRUTH_ENTRY+set}" ] || TRUTH_ENTRY=$(truth_entry_probes)
 	entry=$TRUTH_ENTRY
-	prog="tracepoint:syscalls:sys_enter_$fadv /$filter/ { @in[tid] = 1; }
+	prog="$enter /$filter/ { @in[tid] = 1; }
 	tracepoint:workqueue:workqueue_queue_work
 	/$filter && (uint64)args->function == kaddr(\"lru_add_drain_per_cpu\")/ {
 		@works[args->cpu] = count();
 		if (@in[tid] == 1) { @queued = count(); @in[tid] = 2; }
 	}
-	tracepoint:syscalls:sys_exit_$fadv /$filter/ { delete(@in[tid]); }
+	$leave /$filter/ { delete(@in[tid]); }
 	BEGIN { printf(\"ready\\n\"); }
 	END { clear(@in); }"
 	[ -z "$entry" ] || prog+="
