@@ -29,21 +29,24 @@
 /* Where libbpf looks for the kernel's BTF first: where the kernel puts it. */
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 
-static bool has_cap(const struct __user_cap_data_struct *data, int cap)
-{
-	return data[cap / 32].effective & (1U << (cap % 32));
-}
-
-int probe__privileges(void)
+/* 1 if this task's effective set holds cap, 0 if not, -errno if capget fails. */
+static int has_effective_cap(int cap)
 {
 	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
 
 	if (syscall(SYS_capget, &hdr, data))
 		return -errno;
-	if (has_cap(data, CAP_SYS_ADMIN))
-		return 0;
-	return has_cap(data, CAP_BPF) && has_cap(data, CAP_PERFMON) ? 0 : -EPERM;
+	return !!(data[cap / 32].effective & (1U << (cap % 32)));
+}
+
+int probe__privileges(void)
+{
+	int admin = has_effective_cap(CAP_SYS_ADMIN);
+
+	if (admin)
+		return admin < 0 ? admin : 0;
+	return has_effective_cap(CAP_BPF) > 0 && has_effective_cap(CAP_PERFMON) > 0 ? 0 : -EPERM;
 }
 
 int probe__btf(const char *path)
@@ -270,17 +273,13 @@ int probe__sysctl(const char *name, int *value)
  */
 int probe__perf_restricted(int err)
 {
-	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
 	int paranoid;
 
 	if (err != -EACCES && err != -EPERM)
 		return 0;
 	if (probe__sysctl("kernel.perf_event_paranoid", &paranoid) || paranoid <= 2)
 		return 0;
-	if (syscall(SYS_capget, &hdr, data) || has_cap(data, CAP_SYS_ADMIN))
-		return 0;
-	return paranoid;
+	return has_effective_cap(CAP_SYS_ADMIN) ? 0 : paranoid;
 }
 
 bool probe__short_of_resources(int err)
