@@ -110,8 +110,13 @@ check: drainstat unit workloads $(BPF_TESTS) $(STATIC_BINS) $(OUT)/asan/drainsta
 BENCH_VM_BINS := $(OUT)/static/drainstat $(OUT)/static/drainforce $(OUT)/static/empty_loader \
 		 $(OUT)/static/bpfstats
 
-bench: drainstat workloads $(OUT)/bench/empty_loader $(BENCH_VM_BINS)
+bench: drainstat workloads $(OUT)/bench/empty_loader $(OUT)/bench/cpus $(BENCH_VM_BINS)
 	bench/run
+
+# The reports' cost at many CPUs, from a synthetic cpus map (bench/cpus.c).
+$(OUT)/bench/cpus: bench/cpus.c $(LIB_OBJS)
+	mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDFLAGS) $(LDLIBS)
 
 $(OUT)/bench/empty_loader: bench/empty_loader.c $(OUT)/bench_empty.skel.h $(OUT)/probe.o
 	mkdir -p $(@D)

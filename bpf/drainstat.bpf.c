@@ -88,9 +88,11 @@ struct {
 	__type(value, struct site_stats);
 } sites SEC(".maps");
 
+/* Per target CPU; user space reads it in place (mmapped), as the sites. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1024); /* resized to the possible CPUs before load */
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct cpu_stats);
 } cpus SEC(".maps");

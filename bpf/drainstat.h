@@ -9,7 +9,8 @@
 
 #define DRAINSTAT_COMM_LEN	  16
 #define DRAINSTAT_MAX_STACK_DEPTH 32
-#define DRAINSTAT_MAX_CPUS	  1024 /* -C takes CPUs below this */
+/* -C takes CPUs below this: Debian's largest NR_CPUS (amd64, MAXSMP) */
+#define DRAINSTAT_MAX_CPUS 8192
 
 /*
  * Log-linear histogram of nanoseconds: values 0..7 get a bucket each, then every

@@ -51,6 +51,7 @@ enum {
 	OPT_MAX_SITES,
 	OPT_MAX_STACKS,
 	OPT_STUCK,
+	OPT_ALL_CPUS,
 	OPT_USAGE
 };
 
@@ -69,6 +70,10 @@ static const struct argp_option options[] = {
     {"cgroup", OPT_CGROUP, "PATH", 0,
      "Only drains and fadvise calls of tasks in the cgroup v2 at PATH", 0},
     {"cpus", 'C', "CPULIST", 0, "Only works to these (victim) CPUs, e.g. 2-3,6: the isolated ones",
+     0},
+    {"all-cpus", OPT_ALL_CPUS, NULL, 0,
+     "A row for every CPU with works (by default, above 16 of them, the costliest and the rest "
+     "summed)",
      0},
     {"threshold", 'T', "DURATION", 0,
      "Log each drain slower than DURATION (e.g. 500us, 2ms) as it happens, with its targets "
@@ -367,6 +372,9 @@ static int parse_flag(struct options *o, int key)
 		break;
 	case 'H':
 		o->histograms = true;
+		break;
+	case OPT_ALL_CPUS:
+		o->all_cpus = true;
 		break;
 	case 'j':
 		o->json = true;

@@ -52,6 +52,7 @@ struct options {
 	__u32 max_stacks;			/* --max-stacks: 0 = the BPF object's default */
 	__u32 prom_sites; /* --prom-sites: sites kept by name, the rest "other" */
 	bool histograms;  /* -H */
+	bool all_cpus;	  /* --all-cpus */
 	int verbose;	  /* -v, repeatable */
 };
 

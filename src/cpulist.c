@@ -25,23 +25,43 @@ void cpulist__read(const char *path, __u64 *mask)
 	free(line);
 }
 
-/* mask as a CPU list ("0-3,8"), into buf. */
+/* One item of a CPU list, "8" or "0-3", with the comma before it unless first. */
+static size_t format_item(char *item, size_t size, bool first_item, int first, int last)
+{
+	const char *sep = first_item ? "" : ",";
+
+	if (last > first)
+		return (size_t)snprintf(item, size, "%s%d-%d", sep, first, last);
+	return (size_t)snprintf(item, size, "%s%d", sep, first);
+}
+
+/*
+ * mask as a CPU list ("0-3,8") into buf. Where size is too small the list
+ * ends after a whole item with ",..." (never a number cut short: "0,2,1").
+ */
 void cpulist__format(const __u64 *mask, char *buf, size_t size)
 {
-	size_t n = 0;
+	char item[32];
+	size_t n = 0, fits = 0, len;
 	int c, first = -1;
 
 	buf[0] = '\0';
-	for (c = 0; c <= DRAINSTAT_MAX_CPUS && n < size; c++) {
+	for (c = 0; c <= DRAINSTAT_MAX_CPUS; c++) {
 		bool on = c < DRAINSTAT_MAX_CPUS && (mask[c / 64] >> (c % 64) & 1);
 
 		if (on && first < 0)
 			first = c;
 		if (on || first < 0)
 			continue;
-		n += (size_t)snprintf(buf + n, size - n, n ? ",%d" : "%d", first);
-		if (c - 1 > first && n < size)
-			n += (size_t)snprintf(buf + n, size - n, "-%d", c - 1);
+		len = format_item(item, sizeof(item), n == 0, first, c - 1);
 		first = -1;
+		if (n + len >= size) {
+			snprintf(buf + fits, size - fits, "%s...", fits ? "," : "");
+			return;
+		}
+		memcpy(buf + n, item, len + 1);
+		n += len;
+		if (n + 4 < size) /* room for ",..." after it */
+			fits = n;
 	}
 }

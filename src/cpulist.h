@@ -12,7 +12,7 @@
 /* A kernel CPU list file (/sys/devices/system/cpu/...) into mask; empty, absent or "(null)": none.
  */
 void cpulist__read(const char *path, __u64 *mask);
-/* mask as a CPU list ("0-3,8") into buf, cut short if size is too small. */
+/* mask as a CPU list ("0-3,8") into buf; cut after a whole item with ",..." if size is short. */
 void cpulist__format(const __u64 *mask, char *buf, size_t size);
 
 #endif /* CPULIST_H */

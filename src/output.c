@@ -37,7 +37,9 @@ int output__start(const struct options *o, const struct model_info *info)
 
 static void print_text(const struct options *o, const struct model *m)
 {
-	struct text_opts topts = {.stacks = o->stacks, .histograms = o->histograms};
+	struct text_opts topts = {.stacks = o->stacks,
+				  .histograms = o->histograms,
+				  .all_cpus = o->all_cpus || o->victims_set};
 	char stamp[16];
 	time_t t = time(NULL);
 

@@ -266,27 +266,112 @@ static void print_fadvise(FILE *f, const struct model *m)
 		fprintf(f, "\nfadvise: no calls\n");
 }
 
-static void print_cpus(FILE *f, const struct model *m)
+/*
+ * Above CPU_TABLE_ALL CPUs with works, the table shows the costliest: the
+ * CPU_TABLE_TOP largest by TOTAL and the CPU_TABLE_TOP largest by max
+ * dispatch (the busy victims and the slow-to-wake ones), then the rest
+ * summed up in one row. At 255 CPUs every row would be a screen and a half.
+ */
+#define CPU_TABLE_ALL 16
+#define CPU_TABLE_TOP 5
+
+static void put_cpu_columns(FILE *f, const __u64 *count, const struct sparse_hist *hist,
+			    bool has_ipi)
 {
+	fprintf(f, " %6llu %4llu", (unsigned long long)count[CPU_WORKS],
+		(unsigned long long)count[CPU_SELF_WORKS]);
+	put_dist(f, &hist[CPU_DISPATCH_NS], true);
+	put_dist(f, &hist[CPU_RUN_NS], true);
+	put_ns(f, hist[CPU_RUN_NS].sum);
+	if (has_ipi)
+		fprintf(f, " %5llu", (unsigned long long)count[CPU_IPIS]);
+}
+
+/* The CPU_TABLE_TOP rows of m not yet in shown, the largest by key first. */
+static void mark_top(const struct model *m, bool *shown, __u64 (*key)(const struct model_cpu *c))
+{
+	int n, i, best;
+
+	for (n = 0; n < CPU_TABLE_TOP; n++) {
+		best = -1;
+		for (i = 0; i < m->nr_cpus; i++)
+			if (!shown[i] && (best < 0 || key(&m->cpus[i]) > key(&m->cpus[best])))
+				best = i;
+		if (best < 0)
+			return;
+		shown[best] = true;
+	}
+}
+
+static __u64 total_run_ns(const struct model_cpu *c)
+{
+	return c->hist[CPU_RUN_NS].sum;
+}
+
+static __u64 max_dispatch_ns(const struct model_cpu *c)
+{
+	return c->hist[CPU_DISPATCH_NS].max;
+}
+
+/* "rest": the CPUs not shown, their counts added and histograms merged. */
+static void print_cpu_rest(FILE *f, const struct model *m, const bool *shown)
+{
+	__u64 count[CPU_COUNTS] = {};
+	struct sparse_hist hist[CPU_HISTS] = {};
+	struct arena arena = {};
+	int i, k, nr = 0;
+	bool merged = true;
+
+	for (i = 0; i < m->nr_cpus; i++) {
+		if (shown[i])
+			continue;
+		nr++;
+		for (k = 0; k < CPU_COUNTS; k++)
+			count[k] += m->cpus[i].count[k];
+		for (k = 0; k < CPU_HISTS; k++)
+			merged = merged && !hist__merge(&hist[k], &m->cpus[i].hist[k], &arena);
+	}
+	fprintf(f, "%-4s", "rest");
+	if (merged)
+		put_cpu_columns(f, count, hist, m->info.has_ipi);
+	else
+		fprintf(f, " (out of memory)");
+	fprintf(f, "  %d CPUs\n", nr);
+	arena__free(&arena);
+}
+
+static void print_cpus(FILE *f, const struct model *m, bool all)
+{
+	bool *shown = NULL;
 	int i;
 
 	if (!m->nr_cpus)
 		return;
-	fprintf(f, "\n%16s %s %s\n", "", "---- DISPATCH ---", "--------- RUN ---------");
+	if (!all && m->nr_cpus > CPU_TABLE_ALL)
+		shown = calloc((size_t)m->nr_cpus, sizeof(*shown));
+	if (shown) {
+		mark_top(m, shown, total_run_ns);
+		mark_top(m, shown, max_dispatch_ns);
+	}
+	fprintf(f, "\n");
+	if (shown)
+		fprintf(f,
+			"%d CPUs with works: the %d largest by TOTAL and by max dispatch, the "
+			"rest summed (--all-cpus: every CPU)\n",
+			m->nr_cpus, CPU_TABLE_TOP);
+	fprintf(f, "%16s %s %s\n", "", "---- DISPATCH ---", "--------- RUN ---------");
 	fprintf(f, "%-4s %6s %4s %5s %5s %5s %5s %5s %5s %5s%s\n", "CPU", "WORKS", "SELF", "p50",
 		"p99", "max", "p50", "p99", "max", "TOTAL", m->info.has_ipi ? "  IPIS" : "");
 	for (i = 0; i < m->nr_cpus; i++) {
-		const struct model_cpu *c = &m->cpus[i];
-
-		fprintf(f, "%-4d %6llu %4llu", c->cpu, (unsigned long long)c->count[CPU_WORKS],
-			(unsigned long long)c->count[CPU_SELF_WORKS]);
-		put_dist(f, &c->hist[CPU_DISPATCH_NS], true);
-		put_dist(f, &c->hist[CPU_RUN_NS], true);
-		put_ns(f, c->hist[CPU_RUN_NS].sum);
-		if (m->info.has_ipi)
-			fprintf(f, " %5llu", (unsigned long long)c->count[CPU_IPIS]);
+		if (shown && !shown[i])
+			continue;
+		fprintf(f, "%-4d", m->cpus[i].cpu);
+		put_cpu_columns(f, m->cpus[i].count, m->cpus[i].hist, m->info.has_ipi);
 		fputc('\n', f);
 	}
+	if (shown)
+		print_cpu_rest(f, m, shown);
+	free(shown);
 }
 
 static void print_counters(FILE *f, const struct model *m)
@@ -408,7 +493,7 @@ void report_text__print(FILE *f, const struct model *m, const struct text_opts *
 	print_sites(f, m, opts);
 	print_local(f, m);
 	print_fadvise(f, m);
-	print_cpus(f, m);
+	print_cpus(f, m, opts->all_cpus);
 	if (!m->nr_stuck)
 		print_in_flight(f, m, opts->stacks);
 	print_counters(f, m);

@@ -10,6 +10,7 @@
 struct text_opts {
 	bool stacks;	       /* -s: each site's kernel stacks */
 	bool histograms;       /* -H: dispatch/run/wait histograms per site */
+	bool all_cpus;	       /* --all-cpus or -C: a row for every CPU with works */
 	const char *timestamp; /* printed before the report, may be NULL */
 };
 

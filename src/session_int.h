@@ -47,7 +47,7 @@ struct session {
 	struct symbol_scan scan;
 	int symbols_code; /* the exit code when the symbols are not there */
 	struct btf_facts btf;
-	char filter_cpus[256];	 /* -C as a CPU list */
+	char filter_cpus[1024];	 /* -C as a CPU list */
 	struct slowlog *slowlog; /* -T */
 	struct model_info info;
 	struct prom_memory *prom_memory; /* --prom: what the exports before said */

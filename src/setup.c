@@ -492,8 +492,9 @@ static int check_memory(struct session *s, const struct tracer_opts *topts, size
 			   : fail(EXIT_BPF, "cannot open the BPF programs: %s", strerror(-err));
 	s->needs.memory += heap;
 	probe__memory_room(&room);
-	note(s, "the run needs %u fds and about %.1f MB of memory", s->needs.fds,
-	     MB(s->needs.memory));
+	note(s,
+	     "the run needs %u fds and about %.1f MB of memory (maps per CPU for %d possible CPUs)",
+	     s->needs.fds, MB(s->needs.memory), s->needs.nr_cpus);
 	return room.free < s->needs.memory ? memory_error(s) : EXIT_OK;
 }
 

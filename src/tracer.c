@@ -308,8 +308,10 @@ int tracer__needs(const struct tracer_opts *opts, struct tracer_needs *needs)
 		err = nr_cpus;
 	if (!err)
 		err = mode_needs(opts, auto_mode ? MODE_FULL : opts->mode, nr_cpus, &most);
-	if (!err)
+	if (!err) {
 		needs->memory = most.memory;
+		needs->nr_cpus = nr_cpus;
+	}
 	return err;
 }
 
@@ -356,20 +358,35 @@ static int attach(struct tracer *t, const struct plan *plan)
 	return 0;
 }
 
-/* The works array, read in place when a report is made. */
-static int map_works(struct tracer *t)
+/* An array map of nr_cpus values, mmapped read-only: read in place when a report is made. */
+static int map_per_cpu(const struct tracer *t, const struct bpf_map *map, const void **area,
+		       size_t *size)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t size = (size_t)t->nr_cpus * sizeof(struct work_state);
-	void *area;
+	size_t len = (size_t)t->nr_cpus * bpf_map__value_size(map);
+	void *p;
 
-	size = (size + page - 1) / page * page;
-	area = mmap(NULL, size, PROT_READ, MAP_SHARED, bpf_map__fd(t->skel->maps.works), 0);
-	if (area == MAP_FAILED)
+	len = (len + page - 1) / page * page;
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, bpf_map__fd(map), 0);
+	if (p == MAP_FAILED)
 		return -errno;
-	t->works_area = area;
-	t->works_area_size = size;
+	*area = p;
+	*size = len;
 	return 0;
+}
+
+/* The works array and the cpus array: no copy and no system call a CPU at each report. */
+static int map_per_cpu_arrays(struct tracer *t)
+{
+	const void *works = NULL, *cpus = NULL;
+	int err;
+
+	err = map_per_cpu(t, t->skel->maps.works, &works, &t->works_area_size);
+	t->works_area = works;
+	if (!err)
+		err = map_per_cpu(t, t->skel->maps.cpus, &cpus, &t->cpus_area_size);
+	t->cpus_area = cpus;
+	return err;
 }
 
 /* Everything try_mode() made: the mappings, the links, the programs and maps. */
@@ -381,7 +398,10 @@ static void unload(struct tracer *t)
 		bpf_link__destroy(t->links[--t->nr_links]);
 	if (t->works_area)
 		munmap((void *)t->works_area, t->works_area_size);
+	if (t->cpus_area)
+		munmap((void *)t->cpus_area, t->cpus_area_size);
 	t->works_area = NULL;
+	t->cpus_area = NULL;
 	drainstat_bpf__destroy(t->skel);
 	t->skel = NULL;
 }
@@ -460,7 +480,7 @@ static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain
 		err = attach(t, &plan);
 	}
 	if (!err)
-		err = map_works(t);
+		err = map_per_cpu_arrays(t);
 	if (err)
 		unload(t);
 	return err;

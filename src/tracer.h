@@ -81,6 +81,7 @@ enum tracer_step {
 struct tracer_needs {
 	unsigned int fds; /* the least RLIMIT_NOFILE, with tracer_opts.fds_beside */
 	__u64 memory;	  /* bytes of kernel memory: the BPF maps, the load's own */
+	int nr_cpus;	  /* the possible CPUs, which the maps kept per CPU are sized for */
 };
 
 /* A slow drain as read from the ring buffer, with its stacks (innermost first). */

@@ -25,7 +25,6 @@ struct tracer {
 	int nr_cpus;
 	const void *sites_area; /* the sites array's slots in use, mmapped read-only */
 	size_t sites_area_size;
-	struct cpu_stats *cpus_buf;	   /* nr_cpus: the cpus map read into it */
 	struct known_stack **known_stacks; /* by stack id, NULL until read */
 	__u32 nr_known_stacks;		   /* slots: the stack map's max_entries */
 	struct tracer_features features;
@@ -35,6 +34,8 @@ struct tracer {
 	int nr_links;
 	const struct work_state *works_area; /* the works array, mmapped read-only */
 	size_t works_area_size;
+	const struct cpu_stats *cpus_area; /* the cpus array, mmapped read-only */
+	size_t cpus_area_size;
 	struct drain_state *drains_buf; /* a batch of the drains map: values */
 	__u32 *tids_buf;		/* and keys */
 	struct ring_buffer *slow;

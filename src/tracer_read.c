@@ -135,23 +135,10 @@ static int read_sites(struct tracer *t, struct snapshot *snap)
 	return snapshot__sort_sites(snap);
 }
 
-static int read_cpus(struct tracer *t, struct snapshot *snap)
+/* The cpus array in place, as the sites: at 255 CPUs, 255 system calls and 1.2 MB copied less. */
+static int read_cpus(const struct tracer *t, struct snapshot *snap)
 {
-	__u32 cpu;
-	int err;
-
-	if (!t->cpus_buf) {
-		t->cpus_buf = calloc((size_t)t->nr_cpus, sizeof(*t->cpus_buf));
-		if (!t->cpus_buf)
-			return -ENOMEM;
-	}
-	for (cpu = 0; cpu < (__u32)t->nr_cpus; cpu++) {
-		err = bpf_map__lookup_elem(t->skel->maps.cpus, &cpu, sizeof(cpu), &t->cpus_buf[cpu],
-					   sizeof(t->cpus_buf[cpu]), 0);
-		if (err)
-			return err;
-	}
-	return snapshot__set_cpus(snap, t->cpus_buf, t->nr_cpus);
+	return snapshot__set_cpus(snap, t->cpus_area, t->nr_cpus);
 }
 
 static int read_fadvise(const struct tracer *t, struct snapshot *snap)
@@ -427,10 +414,8 @@ void tracer_read_free(struct tracer *t)
 		free(t->known_stacks[i]);
 	free(t->known_stacks);
 	t->known_stacks = NULL;
-	free(t->cpus_buf);
 	free(t->drains_buf);
 	free(t->tids_buf);
-	t->cpus_buf = NULL;
 	t->drains_buf = NULL;
 	t->tids_buf = NULL;
 }

@@ -63,16 +63,50 @@ static void fuzz_events(const struct model *m)
 	}
 }
 
+/*
+ * The CPU table: a row for every CPU, or above 16 of them (without all) 5 to
+ * 10 rows and "rest" for the others, whose works add up to every CPU's.
+ */
+static void check_cpu_rows(const char *text, const struct model *m, bool all)
+{
+	const char *table = strstr(text, "\nCPU   WORKS"), *p;
+	unsigned long long works = 0, sum = 0, n;
+	int rows = 0, i, rest = 0;
+
+	for (i = 0; i < m->nr_cpus; i++)
+		works += m->cpus[i].count[CPU_WORKS];
+	FUZZ_CHECK(!m->nr_cpus == !table, "a CPU table for %d CPUs: %s", m->nr_cpus,
+		   table ? "shown" : "missing");
+	for (p = table ? strchr(table + 1, '\n') : NULL; p && p[1] && p[1] != '\n';
+	     p = strchr(p + 1, '\n')) {
+		if (sscanf(p + 1, "%*d %llu", &n) == 1 || sscanf(p + 1, "rest %llu", &n) == 1)
+			sum += n;
+		rest += !strncmp(p + 1, "rest ", 5);
+		rows += !strncmp(p + 1, "rest ", 5) ? 0 : 1;
+	}
+	if (!table)
+		return;
+	if (all || m->nr_cpus <= 16) {
+		FUZZ_CHECK(rows == m->nr_cpus && !rest, "%d CPU rows and %d rest for %d CPUs", rows,
+			   rest, m->nr_cpus);
+	} else {
+		FUZZ_CHECK(rows >= 5 && rows <= 10 && rest == 1, "%d CPU rows and %d rest for %d CPUs",
+			   rows, rest, m->nr_cpus);
+	}
+	FUZZ_CHECK(sum == works, "the CPU table's works add up to %llu, not %llu", sum, works);
+}
+
 static void fuzz_report(struct bytes *b)
 {
 	struct random_model rm;
-	struct text_opts opts;
+	struct text_opts opts = {};
 	char *text;
 	size_t len;
 	FILE *f;
 
 	opts.stacks = bytes__bool(b);
 	opts.histograms = bytes__bool(b);
+	opts.all_cpus = bytes__bool(b);
 	opts.timestamp = bytes__bool(b) ? "12:34:56" : NULL;
 	FUZZ_CHECK(!random_model__fill(&rm, b, true), "out of memory");
 	f = open_memstream(&text, &len);
@@ -82,6 +116,7 @@ static void fuzz_report(struct bytes *b)
 	fclose(f);
 	check_printable(text, len);
 	check_in_flight_shown(text, &rm.m);
+	check_cpu_rows(text, &rm.m, opts.all_cpus);
 	free(text);
 	fuzz_events(&rm.m);
 	random_model__free(&rm);

@@ -9,7 +9,7 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_SITES     48
 #define MAX_STACKS    3
-#define MAX_CPUS      16
+#define MAX_CPUS      40 /* above 16: the text sums up the rest */
 #define MAX_IN_FLIGHT 4 /* drains */
 #define MAX_WORKS     3 /* works in flight of a drain */
 

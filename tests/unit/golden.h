@@ -154,6 +154,50 @@ static inline void golden__add_full_mode(struct golden_maps *k)
 	k->cpus[0].count[CPU_IPIS] = 290;
 }
 
+/*
+ * nr CPUs, each the target of one work of each of 50 wide drains from CPU 0
+ * (so CPU 0's are self works), with two among them that matter: CPU 17 runs
+ * its works slowly (busy: the largest TOTAL) and CPU 200 was once slow to
+ * start one (a late wakeup: the largest max dispatch). Freed by the caller.
+ */
+static inline struct cpu_stats *golden__wide_cpus(int nr)
+{
+	const __u64 us = GOLDEN_US;
+	struct cpu_stats *c = calloc((size_t)nr, sizeof(*c));
+	int cpu;
+
+	CHECK(c != NULL);
+	for (cpu = 0; cpu < nr; cpu++) {
+		__u64 run = cpu == 17 ? 400 * us : 2 * us + (__u64)(cpu % 7) * 100;
+
+		c[cpu].count[CPU_WORKS] = 50;
+		c[cpu].count[CPU_SELF_WORKS] = cpu ? 0 : 50;
+		golden__hist_fill(&c[cpu].hist[CPU_DISPATCH_NS], 10 * us + (__u64)cpu * 40, 100,
+				  cpu == 200 ? 49 : 50);
+		golden__hist_fill(&c[cpu].hist[CPU_RUN_NS], run, 20, 50);
+	}
+	if (nr > 200)
+		hist__add(&c[200].hist[CPU_DISPATCH_NS], 9 * GOLDEN_MS);
+	return c;
+}
+
+/*
+ * How often needle occurs in text. Not inlined: GCC 12 then takes a string
+ * of open_memstream()'s for a dangling pointer to its buffer variable.
+ */
+static __attribute__((noinline, unused)) int golden__count(const char *text, const char *needle)
+{
+	size_t at = 0;
+	int n = 0;
+	const char *p;
+
+	while ((p = strstr(text + at, needle))) {
+		at = (size_t)(p - text) + 1;
+		n++;
+	}
+	return n;
+}
+
 /* Reads k into s, as tracer__snapshot() reads the maps, and frees k. */
 static inline void golden__read_maps(struct golden_maps *k, struct snapshot *s, __u64 taken_ns)
 {

@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "cli.h"
+#include "cpulist.h"
 #include "units.h"
 
 static void test_seconds_valid(void)
@@ -79,7 +80,7 @@ static void test_positive(void)
 static void test_cpulist(void)
 {
 	static const char *const bad[] = {"",	  ",",	    "1,", ",1", "1-",	"-1",  "3-1",
-					  "1024", "0-1024", "a",  "1 ", "1,,2", "0x1", "1-2-3"};
+					  "8192", "0-8192", "a",  "1 ", "1,,2", "0x1", "1-2-3"};
 	__u64 mask[DRAINSTAT_MAX_CPUS / 64];
 	size_t i;
 
@@ -87,11 +88,63 @@ static void test_cpulist(void)
 	CHECK(cli__parse_cpulist("0-3,8", mask) == 0 && mask[0] == 0x10f && mask[1] == 0);
 	CHECK(cli__parse_cpulist("63-64,1023", mask) == 0);
 	CHECK(mask[0] == 1ULL << 63 && mask[1] == 1 && mask[15] == 1ULL << 63);
+	/* beyond 64 and 256 CPUs, up to Debian's NR_CPUS (8192, amd64) */
+	CHECK(cli__parse_cpulist("255-256,4095,8191", mask) == 0);
+	CHECK(mask[3] == 1ULL << 63 && mask[4] == 1 && mask[63] == 1ULL << 63);
+	CHECK(mask[127] == 1ULL << 63 && mask[0] == 0 && mask[126] == 0);
+	CHECK(cli__parse_cpulist("0-8191", mask) == 0 && mask[0] == ~0ULL && mask[127] == ~0ULL);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (cli__parse_cpulist(bad[i], mask) != -EINVAL)
 			fprintf(stderr, "  accepted \"%s\"\n", bad[i]);
 		CHECK(cli__parse_cpulist(bad[i], mask) == -EINVAL);
 	}
+}
+
+/* A CPU list parsed, formatted back into size bytes: the text, the same set when it fits. */
+static void check_cpulist_format(const char *list, size_t size, const char *want)
+{
+	__u64 mask[DRAINSTAT_MAX_CPUS / 64], again[DRAINSTAT_MAX_CPUS / 64];
+	char buf[64 * 1024];
+
+	CHECK(size <= sizeof(buf));
+	CHECK(cli__parse_cpulist(list, mask) == 0);
+	memset(buf, 'x', sizeof(buf));
+	cpulist__format(mask, buf, size);
+	if (strcmp(buf, want))
+		fprintf(stderr, "  \"%s\" in %zu bytes: got \"%s\"\n", list, size, buf);
+	CHECK_STR(buf, want);
+	CHECK(strlen(buf) < size);
+	if (!strstr(want, "...")) {
+		CHECK(cli__parse_cpulist(buf, again) == 0);
+		CHECK(!memcmp(mask, again, sizeof(mask)));
+	}
+}
+
+static void test_cpulist_format(void)
+{
+	char every_other[24 * 1024] = "0";
+	size_t n = 1;
+	int c;
+
+	check_cpulist_format("0", 8, "0");
+	check_cpulist_format("0-3,8,10-11", 64, "0-3,8,10-11");
+	check_cpulist_format("63-64,255-256,1023,8191", 64, "63-64,255-256,1023,8191");
+	check_cpulist_format("0-8191", 64, "0-8191");
+	/* too long: cut after a whole item, never inside a number */
+	check_cpulist_format("0,2,1000", 8, "0,2,...");
+	check_cpulist_format("0,2,100", 7, "0,...");
+	check_cpulist_format("0,2,100", 8, "0,2,100");
+	check_cpulist_format("1000-1001,2000", 4, "...");
+	/* 4096 items: every other CPU of 8192 */
+	for (c = 2; c < DRAINSTAT_MAX_CPUS; c += 2)
+		n += (size_t)snprintf(every_other + n, sizeof(every_other) - n, ",%d", c);
+	check_cpulist_format(every_other, sizeof(every_other), every_other);
+	check_cpulist_format(every_other, 256,
+			     "0,2,4,6,8,10,12,14,16,18,20,22,24,26,28,30,32,34,36,38,"
+			     "40,42,44,46,48,50,52,54,56,58,60,62,64,66,68,70,72,74,76,"
+			     "78,80,82,84,86,88,90,92,94,96,98,100,102,104,106,108,110,"
+			     "112,114,116,118,120,122,124,126,128,130,132,134,136,138,"
+			     "140,142,144,146,148,150,...");
 }
 
 static void test_duration(void)
@@ -337,6 +390,7 @@ int main(void)
 	RUN(test_interval);
 	RUN(test_positive);
 	RUN(test_cpulist);
+	RUN(test_cpulist_format);
 	RUN(test_duration);
 	RUN(test_args_defaults);
 	RUN(test_args_values);

@@ -232,6 +232,50 @@ static void test_rows_sorted(void)
 	snapshot__free(&s);
 }
 
+/* The rows of the CPU table (lines from "CPU " to the blank line after it). */
+static int cpu_rows(const char *text)
+{
+	const char *p = strstr(text, "\nCPU ");
+	int rows = 0;
+
+	for (p = p ? strchr(p + 1, '\n') : NULL; p && p[1] && p[1] != '\n'; p = strchr(p + 1, '\n'))
+		rows++;
+	return rows;
+}
+
+/*
+ * 255 CPUs, each hit by every one of 50 wide drains: the table shows the
+ * costliest (by TOTAL and by max dispatch) and sums up the rest; with
+ * --all-cpus (or -C) every CPU has its row.
+ */
+static void test_report_many_cpus(void)
+{
+	enum { N = 255 };
+	struct cpu_stats *cpus = golden__wide_cpus(N);
+	struct text_opts o = {};
+	struct snapshot s;
+	struct model m;
+	char *got = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	golden__read_maps(make_maps(1), &s, 10000 * MS);
+	CHECK(snapshot__set_cpus(&s, cpus, N) == 0);
+	free(cpus);
+	CHECK(model__build(&s, NULL, 0, NULL, &info, &m) == 0);
+	CHECK(m.nr_cpus == N);
+	check_golden("report-255-cpus.txt", &m, &o);
+	o.all_cpus = true;
+	f = open_memstream(&got, &len);
+	report_text__print(f, &m, &o);
+	fclose(f);
+	CHECK(cpu_rows(got) == N);
+	CHECK(strstr(got, "rest") == NULL);
+	free(got);
+	model__free(&m);
+	snapshot__free(&s);
+}
+
 static void test_escape(void)
 {
 	char buf[64];
@@ -252,6 +296,7 @@ int main(void)
 	RUN(test_report_in_flight);
 	RUN(test_report_empty);
 	RUN(test_rows_sorted);
+	RUN(test_report_many_cpus);
 	RUN(test_escape);
 	return failed ? 1 : 0;
 }

@@ -263,6 +263,26 @@ static char *escape(const char *s, size_t len)
  * then quoted for JSON: decoded, every backslash starts \xHH, so the byte 0xff
  * and the character U+00FF stay apart.
  */
+/* 255 CPUs: JSON keeps every one, as many objects as the model has CPUs. */
+static void test_json_many_cpus(void)
+{
+	struct cpu_stats *cpus = golden__wide_cpus(255);
+	struct snapshot s;
+	struct model m;
+	char *got;
+
+	make_snapshot(&s);
+	CHECK(snapshot__set_cpus(&s, cpus, 255) == 0);
+	free(cpus);
+	CHECK(model__build(&s, NULL, 0, NULL, &info, &m) == 0);
+	got = render(&m);
+	CHECK(golden__count(got, "{\"cpu\":") == 255);
+	CHECK(strstr(got, "{\"cpu\":254,\"works\":50,") != NULL);
+	free(got);
+	model__free(&m);
+	snapshot__free(&s);
+}
+
 static void test_json_escape(void)
 {
 	char big[600], want[2 * sizeof(big) * 5];
@@ -301,6 +321,7 @@ int main(void)
 	RUN(test_json_empty);
 	RUN(test_json_time);
 	RUN(test_json_slow_drain);
+	RUN(test_json_many_cpus);
 	RUN(test_json_escape);
 	return failed ? 1 : 0;
 }

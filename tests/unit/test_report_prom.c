@@ -191,6 +191,27 @@ static void test_prom_bucket_edges(void)
 	model__free(&m);
 }
 
+/* 255 CPUs: the export keeps every one, a series each per CPU metric. */
+static void test_prom_many_cpus(void)
+{
+	struct cpu_stats *cpus = golden__wide_cpus(255);
+	struct snapshot s = {};
+	struct model m;
+	char *got;
+
+	snapshot__reset(&s, 10000 * MS);
+	CHECK(snapshot__set_cpus(&s, cpus, 255) == 0);
+	free(cpus);
+	CHECK(model__build(&s, NULL, 0, NULL, &tracepoint_info, &m) == 0);
+	got = render(&m, 10);
+	CHECK(golden__count(got, "\ndrainstat_victim_works_total{cpu=\"") == 255);
+	CHECK(golden__count(got, "\ndrainstat_victim_dispatch_seconds_total{cpu=\"") == 255);
+	CHECK(strstr(got, "\ndrainstat_victim_works_total{cpu=\"254\"} 50\n") != NULL);
+	free(got);
+	model__free(&m);
+	snapshot__free(&s);
+}
+
 static void test_prom_escape(void)
 {
 	struct model m;
@@ -315,6 +336,7 @@ int main(void)
 	RUN(test_prom_tracepoint);
 	RUN(test_prom_full);
 	RUN(test_prom_bucket_edges);
+	RUN(test_prom_many_cpus);
 	RUN(test_prom_escape);
 	RUN(test_prom_other);
 	RUN(test_prom_sites_keep_their_label);
