@@ -2,22 +2,37 @@
 # drainstat: build, test and benchmark. Debian 12 packages only.
 
 VERSION     := 0.1.0
-ARCH        := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+HOST_ARCH   := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH        := $(HOST_ARCH)
 CLANG       ?= clang
 CC          ?= cc
 BPFTOOL     ?= bpftool
 LLVM_STRIP  ?= llvm-strip
 OUT         := build
 PREFIX      ?= /usr/local
+DRAINSTAT   := drainstat
+
+# The architectures with a vmlinux/ARCH/vmlinux.h; make ARCH=arm64 on x86_64
+# cross-builds with Debian's gcc-aarch64-linux-gnu and the arm64 multiarch
+# libraries (tests/deps --arm64), into build/arm64/ (drainstat there too).
+ARCHES      := $(notdir $(patsubst %/vmlinux.h,%,$(wildcard vmlinux/*/vmlinux.h)))
+ifeq ($(filter $(ARCH),$(ARCHES)),)
+ifeq ($(filter vmlinux clean deps,$(MAKECMDGOALS)),)
+$(error ARCH=$(ARCH): no vmlinux/$(ARCH)/vmlinux.h, so no BPF programs for it; drainstat builds for: $(ARCHES))
+endif
+endif
+ifneq ($(ARCH),$(HOST_ARCH))
+GNU_ARCH    := $(subst arm64,aarch64,$(subst x86,x86_64,$(ARCH)))
+CROSS_COMPILE ?= $(GNU_ARCH)-linux-gnu-
+CC          := $(CROSS_COMPILE)gcc
+OUT         := build/$(ARCH)
+DRAINSTAT   := $(OUT)/drainstat
+endif
 
 CFLAGS      ?= -g -O2
 CFLAGS      += -std=gnu11 -Wall -Wextra -Werror -MMD -MP -I$(OUT) -Ibpf -Isrc \
 	       -DDRAINSTAT_VERSION='"$(VERSION)"'
 LDLIBS      := -lbpf -lelf -lz -pthread
-ifeq ($(STATIC),1)
-LDFLAGS     += -static
-
-endif
 
 BPF_CFLAGS  := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
 	       -Wall -Werror -MMD -MP
@@ -38,9 +53,16 @@ WORKLOADS   := $(patsubst tests/workload/%.c,$(OUT)/tests/%,$(wildcard tests/wor
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: drainstat
+# make STATIC=1: $(OUT)/static/drainstat, for machines without the libraries,
+# and the workloads beside it (the VM tests' payload).
+ifeq ($(STATIC),1)
+all: $(OUT)/static/drainstat $(WORKLOADS:$(OUT)/tests/%=$(OUT)/static/%)
+	@echo "static: $(OUT)/static/drainstat"
+else
+all: $(DRAINSTAT)
+endif
 
-drainstat: $(OBJS)
+$(DRAINSTAT): $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LDLIBS)
 
 # Static copies for the VM tests: they run in a busybox initramfs with no libraries.
@@ -53,9 +75,6 @@ $(OUT)/static/%: tests/workload/%.c | $(OUT)/static
 # Without its DWARF (llvm-strip -g keeps .BTF and .BTF.ext, all libbpf needs):
 # the object is embedded in every binary and parsed at every start.
 $(OUT)/%.bpf.o: bpf/%.bpf.c | $(OUT)
-	@test -e vmlinux/$(ARCH)/vmlinux.h || { echo "make: no vmlinux/$(ARCH)/vmlinux.h: \
-	ARCH=$(ARCH) is not an architecture drainstat builds for (make vmlinux on one makes it)" >&2; \
-	exit 1; }
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 	$(LLVM_STRIP) -g $@
 
@@ -104,7 +123,16 @@ STATIC_BINS := $(OUT)/static/drainstat $(WORKLOADS:$(OUT)/tests/%=$(OUT)/static/
 
 BPF_TESTS   := $(patsubst tests/bpf/test_%.c,$(OUT)/tests/bpf_%,$(wildcard tests/bpf/test_*.c))
 
-check: drainstat unit workloads $(BPF_TESTS) $(STATIC_BINS) $(OUT)/asan/drainstat fuzz-bins
+# On x86_64 the VM tests boot Debian's arm64 kernels too: their payload, cross-built.
+ifeq ($(HOST_ARCH),x86)
+CHECK_CROSS := cross-arm64
+endif
+.PHONY: cross-arm64
+cross-arm64:
+	$(MAKE) ARCH=arm64 STATIC=1
+
+check: drainstat unit workloads $(BPF_TESTS) $(STATIC_BINS) $(OUT)/asan/drainstat fuzz-bins \
+       $(CHECK_CROSS)
 	tests/run
 
 BENCH_VM_BINS := $(OUT)/static/drainstat $(OUT)/static/drainforce $(OUT)/static/empty_loader \
@@ -129,10 +157,10 @@ $(OUT)/static/empty_loader: bench/empty_loader.c $(OUT)/bench_empty.skel.h $(OUT
 $(OUT)/static/bpfstats: bench/bpfstats.c | $(OUT)/static
 	$(CC) $(CFLAGS) -static -o $@ $< $(LDLIBS)
 
-# Regenerate the checked-in vmlinux.h from this machine's kernel BTF.
+# Regenerate the checked-in vmlinux.h from this machine's kernel BTF, or with
+# IMAGE=vmlinuz from a kernel image's (another architecture's: mk/vmlinux-h).
 vmlinux:
-	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/$(ARCH)/vmlinux_$$(uname -r | cut -d. -f1-2).h
-	ln -sf vmlinux_$$(uname -r | cut -d. -f1-2).h vmlinux/$(ARCH)/vmlinux.h
+	mk/vmlinux-h $(ARCH) $(IMAGE)
 
 # $(PREFIX)/lib/systemd/system: systemd reads /usr/local/lib/systemd/system for
 # units an administrator installs (systemd.unit(5)), /usr/lib/systemd/system

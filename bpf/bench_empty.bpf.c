@@ -7,6 +7,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include "drainstat.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -35,13 +36,13 @@ int BPF_PROG(empty_ipi_send_cpu, const unsigned int cpu, unsigned long callsite,
 }
 
 /* tracepoint/ programs, as drainstat's: the syscall tracepoints have no tp_btf form */
-SEC("tracepoint/syscalls/sys_enter_fadvise64")
+SEC("tracepoint/syscalls/sys_enter_" DRAINSTAT_FADVISE_SYSCALL)
 int empty_fadvise_enter(void *ctx)
 {
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_exit_fadvise64")
+SEC("tracepoint/syscalls/sys_exit_" DRAINSTAT_FADVISE_SYSCALL)
 int empty_fadvise_exit(void *ctx)
 {
 	return 0;

@@ -352,6 +352,7 @@ static __always_inline void slow_emit(const struct drain_state *d, __u32 tid, __
 	e->tid = tid;
 	e->caller_cpu = d->caller_cpu;
 	e->kstack_id = d->site.stack_id;
+	e->kstack_ret_ip = d->site.ret_ip;
 	e->ustack_id = d->ustack_id;
 	__builtin_memcpy(e->comm, d->site.comm, sizeof(e->comm));
 	e->nr_targets = t ? t->nr : 0;
@@ -370,12 +371,17 @@ static __always_inline struct drain_state *drain_state_get(__u32 tid)
 	return lookup_or_insert(&drains, &tid, &zero_drain);
 }
 
-/* A new drain in the task's entry d (rewritten in place): its site, start and caller. */
-static __always_inline void drain_reset(void *ctx, struct drain_state *d, __u64 pid_tgid, __u64 now)
+/*
+ * A new drain in the task's entry d (rewritten in place): its site, start and
+ * caller; ret_ip as site_key's.
+ */
+static __always_inline void drain_reset(void *ctx, struct drain_state *d, __u64 pid_tgid, __u64 now,
+					__u64 ret_ip)
 {
 	__u32 tid = (__u32)pid_tgid;
 
 	*d = zero_drain;
+	d->site.ret_ip = ret_ip;
 	d->id_ns = now;
 	d->tgid = (__u32)(pid_tgid >> 32);
 	d->caller_cpu = bpf_get_smp_processor_id();
@@ -391,12 +397,13 @@ static __always_inline void drain_reset(void *ctx, struct drain_state *d, __u64 
  * A drain begins in the task's state d, at entry or at its first queue: its
  * site counts it, and the fadvise call it came in (f, or NULL) escalated.
  */
-static __always_inline struct site_stats *
-drain_begin(void *ctx, struct drain_state *d, __u64 pid_tgid, __u64 now, struct fadvise_call *f)
+static __always_inline struct site_stats *drain_begin(void *ctx, struct drain_state *d,
+						      __u64 pid_tgid, __u64 now,
+						      struct fadvise_call *f, __u64 ret_ip)
 {
 	struct site_stats *s;
 
-	drain_reset(ctx, d, pid_tgid, now);
+	drain_reset(ctx, d, pid_tgid, now, ret_ip);
 	s = site_stats_get(&d->site, &d->site_slot);
 	if (s)
 		__sync_fetch_and_add(&s->count[SITE_DRAINS], 1);
@@ -415,7 +422,7 @@ drain_open(void *ctx, struct drain_state *d, __u64 pid_tgid, __u64 now, struct f
 		d = drain_state_get(tid);
 	if (!d)
 		return NULL;
-	drain_begin(ctx, d, pid_tgid, now, f ? f : fadvise_call_of(tid));
+	drain_begin(ctx, d, pid_tgid, now, f ? f : fadvise_call_of(tid), 0);
 	return d;
 }
 
@@ -712,7 +719,7 @@ static __always_inline void twin_first(__u64 *left, void *ctx, bool twin)
  * is the same drain. An entry that finds its task still in a drain otherwise
  * comes after an exit both twins missed: that drain ended before this one.
  */
-static __always_inline void drain_enter(void *ctx, bool forced, __u8 level, bool twin)
+static __always_inline void drain_enter(void *ctx, bool forced, __u8 level, bool twin, __u64 ret_ip)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
@@ -734,7 +741,7 @@ static __always_inline void drain_enter(void *ctx, bool forced, __u8 level, bool
 	}
 	if (d->in_call)
 		__sync_fetch_and_add(&open_drains, -1);
-	s = drain_begin(ctx, d, pid_tgid, bpf_ktime_get_ns(), fadvise_call_of(tid));
+	s = drain_begin(ctx, d, pid_tgid, bpf_ktime_get_ns(), fadvise_call_of(tid), ret_ip);
 	d->in_call = level;
 	d->by_entry = 1;
 	if (s && forced)
@@ -875,7 +882,7 @@ int BPF_PROG(drainstat_execute_end, struct work_struct *work, work_func_t functi
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_enter_fadvise64")
+SEC("tracepoint/syscalls/sys_enter_" DRAINSTAT_FADVISE_SYSCALL)
 int drainstat_fadvise_enter(struct trace_event_raw_sys_enter *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -895,7 +902,7 @@ int drainstat_fadvise_enter(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
-SEC("tracepoint/syscalls/sys_exit_fadvise64")
+SEC("tracepoint/syscalls/sys_exit_" DRAINSTAT_FADVISE_SYSCALL)
 int drainstat_fadvise_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -942,13 +949,13 @@ int drainstat_fadvise_exit(struct trace_event_raw_sys_exit *ctx)
 
 /* __lru_add_drain_all(bool force_all_cpus) */
 TWINS("fentry/__lru_add_drain_all", drainstat_fentry_drain,
-      drain_enter(ctx, (bool)ctx[0], CALL_INNER, true))
+      drain_enter(ctx, (bool)ctx[0], CALL_INNER, true, 0))
 TWINS("fexit/__lru_add_drain_all", drainstat_fexit_drain, drain_exit(ctx, CALL_INNER, true))
 TWINS("fentry/lru_add_drain_all", drainstat_fentry_drain_all,
-      drain_enter(ctx, false, CALL_API, true))
+      drain_enter(ctx, false, CALL_API, true, 0))
 TWINS("fexit/lru_add_drain_all", drainstat_fexit_drain_all, drain_exit(ctx, CALL_API, true))
 TWINS("fentry/lru_cache_disable", drainstat_fentry_cache_disable,
-      drain_enter(ctx, true, CALL_API, true))
+      drain_enter(ctx, true, CALL_API, true, 0))
 TWINS("fexit/lru_cache_disable", drainstat_fexit_cache_disable, drain_exit(ctx, CALL_API, true))
 
 SEC("fentry/lru_add_drain")
@@ -965,25 +972,38 @@ int BPF_PROG(drainstat_fexit_local)
 	return 0;
 }
 
+/*
+ * At a kprobe on a function's entry, the return address into its caller where
+ * the stack taken there lacks it (site_key.ret_ip): arm64's link register.
+ */
+static __always_inline __u64 kprobe_ret_ip(struct pt_regs *ctx)
+{
+#if defined(__TARGET_ARCH_arm64)
+	return PT_REGS_RET_CORE(ctx);
+#else
+	return 0;
+#endif
+}
+
 /* kprobe mode: the same bodies; user space attaches them to the names it found. */
 SEC("kprobe")
 int BPF_KPROBE(drainstat_kprobe_drain, bool force_all_cpus)
 {
-	drain_enter(ctx, force_all_cpus, CALL_INNER, false);
+	drain_enter(ctx, force_all_cpus, CALL_INNER, false, kprobe_ret_ip(ctx));
 	return 0;
 }
 
 SEC("kprobe")
 int BPF_KPROBE(drainstat_kprobe_drain_all)
 {
-	drain_enter(ctx, false, CALL_API, false);
+	drain_enter(ctx, false, CALL_API, false, kprobe_ret_ip(ctx));
 	return 0;
 }
 
 SEC("kprobe")
 int BPF_KPROBE(drainstat_kprobe_cache_disable)
 {
-	drain_enter(ctx, true, CALL_API, false);
+	drain_enter(ctx, true, CALL_API, false, kprobe_ret_ip(ctx));
 	return 0;
 }
 

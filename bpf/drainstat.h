@@ -13,6 +13,16 @@
 #define DRAINSTAT_MAX_CPUS 8192
 
 /*
+ * The syscall whose tracepoints time the fadvise calls: arm64 has only
+ * fadvise64_64 (x86_64's fadvise64_64 is the 32-bit ABI's, not traced).
+ */
+#if defined(__TARGET_ARCH_arm64) || defined(__aarch64__)
+#define DRAINSTAT_FADVISE_SYSCALL "fadvise64_64"
+#else
+#define DRAINSTAT_FADVISE_SYSCALL "fadvise64"
+#endif
+
+/*
  * Log-linear histogram of nanoseconds: values 0..7 get a bucket each, then every
  * power of two [2^e, 2^(e+1)) is split into HIST_SUB equal sub-buckets. With 8
  * sub-buckets a bucket's midpoint is within 6.25% of any value in it. Values at
@@ -77,6 +87,14 @@ static inline __u32 hist_bucket(__u64 v)
 struct site_key {
 	__s32 stack_id;
 	__u32 pad;
+	/*
+	 * The return address into the drain's caller where the stack lacks it,
+	 * else 0: at a kprobe on a function's first instruction, arm64 has not
+	 * yet pushed the caller's frame record, so the unwinder skips the caller
+	 * (x86 has its return address on the stack). User space puts it back in
+	 * after the probed function.
+	 */
+	__u64 ret_ip;
 	char comm[DRAINSTAT_COMM_LEN];
 };
 
@@ -164,9 +182,10 @@ struct slow_drain_event {
 	__u32 pid;
 	__u32 tid;
 	__u32 caller_cpu;
-	__s32 kstack_id;  /* in the stacks map */
-	__s32 ustack_id;  /* in the ustacks map */
-	__u32 nr_targets; /* works of the drain; the first SLOW_MAX_TARGETS are listed */
+	__s32 kstack_id;     /* in the stacks map */
+	__s32 ustack_id;     /* in the ustacks map */
+	__u64 kstack_ret_ip; /* site_key.ret_ip: the caller the kernel stack lacks, or 0 */
+	__u32 nr_targets;    /* works of the drain; the first SLOW_MAX_TARGETS are listed */
 	char comm[DRAINSTAT_COMM_LEN];
 	struct slow_target targets[SLOW_MAX_TARGETS];
 };

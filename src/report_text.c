@@ -245,7 +245,8 @@ static void print_fadvise(FILE *f, const struct model *m)
 	int i;
 
 	if (!m->info.has_fadvise) {
-		fprintf(f, "\nfadvise: not traced (no syscalls:sys_enter_fadvise64 tracepoint)\n");
+		fprintf(f, "\nfadvise: not traced (no syscalls:sys_enter_" DRAINSTAT_FADVISE_SYSCALL
+			   " tracepoint)\n");
 		return;
 	}
 	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++) {

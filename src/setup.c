@@ -547,13 +547,17 @@ static void describe_fadvise_blind(int err, char *buf, size_t size, const char *
 	if (paranoid)
 		snprintf(buf, size,
 			 "%sfadvise calls (kernel.perf_event_paranoid=%d leaves their "
-			 "syscalls:sys_enter_fadvise64 perf event to CAP_SYS_ADMIN)",
+			 "syscalls:sys_enter_" DRAINSTAT_FADVISE_SYSCALL
+			 " perf event to CAP_SYS_ADMIN)",
 			 sep, paranoid);
 	else if (err && err != -ENOENT)
-		snprintf(buf, size, "%sfadvise calls (syscalls:sys_enter_fadvise64: %s)", sep,
-			 strerror(-err));
+		snprintf(buf, size,
+			 "%sfadvise calls (syscalls:sys_enter_" DRAINSTAT_FADVISE_SYSCALL ": %s)",
+			 sep, strerror(-err));
 	else
-		snprintf(buf, size, "%sfadvise calls (no syscalls:sys_enter_fadvise64)", sep);
+		snprintf(buf, size,
+			 "%sfadvise calls (no syscalls:sys_enter_" DRAINSTAT_FADVISE_SYSCALL ")",
+			 sep);
 }
 
 /* What this run cannot see, by mode and by the optional hooks that did not attach. */

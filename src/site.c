@@ -81,3 +81,16 @@ int site__first_frame(const char *const *frames, int n)
 			return i;
 	return 0;
 }
+
+void site__put_back_caller(__u64 *ips, int *nr, int max, __u64 ret_ip)
+{
+	int n = *nr;
+
+	if (!ret_ip || n < 1 || (n > 1 && ips[1] == ret_ip))
+		return;
+	if (n == max)
+		n--;
+	memmove(&ips[2], &ips[1], (size_t)(n - 1) * sizeof(*ips));
+	ips[1] = ret_ip;
+	*nr = n + 1;
+}

@@ -7,6 +7,7 @@
 #define SITE_H
 
 #include <stdbool.h>
+#include <linux/types.h>
 
 /*
  * frames[0] is the innermost frame (where the tracepoint fired); a NULL name is an
@@ -26,5 +27,13 @@ bool site__is_machinery(const char *name);
 
 /* The index of the first drain function: frames above it are tracing glue. 0 if none. */
 int site__first_frame(const char *const *frames, int n);
+
+/*
+ * The caller's return address ret_ip (site_key.ret_ip: a stack taken at a
+ * kprobe on arm64 lacks the caller) put back into ips (*nr of at most max)
+ * after ips[0], the probed function, unless 0 or there already. When the
+ * stack is full its outermost frame makes room.
+ */
+void site__put_back_caller(__u64 *ips, int *nr, int max, __u64 ret_ip);
 
 #endif /* SITE_H */

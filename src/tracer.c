@@ -15,6 +15,7 @@
 #include "drainstat.h" /* before the skeleton: its .bss holds a struct of ours */
 #include "drainstat.skel.h"
 #include "probe.h"
+#include "site.h"
 #include "tracer.h"
 #include "tracer_int.h"
 
@@ -544,6 +545,7 @@ static int on_slow_event(void *ctx, void *data, size_t size)
 		return 0;
 	memcpy(&d.ev, data, sizeof(d.ev));
 	tracer_read_ips(t->skel->maps.stacks, d.ev.kstack_id, d.kips, &d.nr_kips);
+	site__put_back_caller(d.kips, &d.nr_kips, DRAINSTAT_MAX_STACK_DEPTH, d.ev.kstack_ret_ip);
 	tracer_read_ips(t->skel->maps.ustacks, d.ev.ustack_id, d.uips, &d.nr_uips);
 	t->slow_fn(&d, t->slow_arg);
 	return 0;

@@ -15,6 +15,7 @@
 
 #include "drainstat.h" /* before the skeleton: its .bss holds a struct of ours */
 #include "drainstat.skel.h"
+#include "site.h"
 #include "tracer.h"
 #include "tracer_int.h"
 
@@ -105,6 +106,13 @@ static void read_stack(struct tracer *t, __s32 stack_id, __u64 *ips, int *nr_ips
 		remember_stack(t, id, ips, *nr_ips);
 }
 
+/* A site's kernel stack, with the caller put back where the stack lacks it. */
+static void read_site_stack(struct tracer *t, const struct site_key *key, __u64 *ips, int *nr_ips)
+{
+	read_stack(t, key->stack_id, ips, nr_ips);
+	site__put_back_caller(ips, nr_ips, DRAINSTAT_MAX_STACK_DEPTH, key->ret_ip);
+}
+
 /* The slots taken and ready, read in place: no copy of the slots, no system call. */
 static int read_sites(struct tracer *t, struct snapshot *snap)
 {
@@ -127,7 +135,7 @@ static int read_sites(struct tracer *t, struct snapshot *snap)
 		/* ready before key: the BPF side wrote the key before it set ready */
 		if (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
 			continue;
-		read_stack(t, s->key.stack_id, ips, &nr_ips);
+		read_site_stack(t, &s->key, ips, &nr_ips);
 		err = snapshot__add_site(snap, s, ips, nr_ips);
 		if (err)
 			return err;
@@ -245,7 +253,7 @@ static int add_drains_in_flight(struct tracer *t, struct snapshot *snap, const _
 	for (i = 0; i < n && !err; i++) {
 		if (!drains[i].in_call && !drains[i].pending)
 			continue;
-		read_stack(t, drains[i].site.stack_id, ips, &nr_ips);
+		read_site_stack(t, &drains[i].site, ips, &nr_ips);
 		err = snapshot__add_drain(snap, tids[i], &drains[i], ips, nr_ips);
 	}
 	return err;

@@ -90,8 +90,8 @@ static void check_cpu_rows(const char *text, const struct model *m, bool all)
 		FUZZ_CHECK(rows == m->nr_cpus && !rest, "%d CPU rows and %d rest for %d CPUs", rows,
 			   rest, m->nr_cpus);
 	} else {
-		FUZZ_CHECK(rows >= 5 && rows <= 10 && rest == 1, "%d CPU rows and %d rest for %d CPUs",
-			   rows, rest, m->nr_cpus);
+		FUZZ_CHECK(rows >= 5 && rows <= 10 && rest == 1,
+			   "%d CPU rows and %d rest for %d CPUs", rows, rest, m->nr_cpus);
 	}
 	FUZZ_CHECK(sum == works, "the CPU table's works add up to %llu, not %llu", sum, works);
 }

@@ -10,8 +10,8 @@
 #define MAX_SITES     48
 #define MAX_STACKS    3
 #define MAX_CPUS      40 /* above 16: the text sums up the rest */
-#define MAX_IN_FLIGHT 4 /* drains */
-#define MAX_WORKS     3 /* works in flight of a drain */
+#define MAX_IN_FLIGHT 4	 /* drains */
+#define MAX_WORKS     3	 /* works in flight of a drain */
 
 /* Names that rows share often, so that writers merge them; "other" is what prom folds into. */
 static const char *const common_names[] = {

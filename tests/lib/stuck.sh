@@ -285,8 +285,10 @@ stuck_check_interrupted() {
 	local mode=$1 out=$2
 	expect_eq "$mode SIGINT: exit 0" "$DS_RC" 0
 	stuck_check_held "$mode SIGINT"
-	check "$mode SIGINT: the one report opens with the stuck drain" \
-		grep -q '^STUCK: [12] drains\? in flight over ' "$out"
+	if ! check "$mode SIGINT: the one report opens with the stuck drain" \
+		grep -q '^STUCK: [12] drains\? in flight over ' "$out"; then
+		stuck_show "$out" 'drains, \|STUCK\|IN FLIGHT'
+	fi
 	if drain_has_work "$out" \
 		"^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise: in flight .*, works pending" \
 		"^    CPU 1: pending .*; runs sd-spin pid $PID tid $SPINNER, FIFO 50, for "; then

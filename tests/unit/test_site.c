@@ -141,11 +141,32 @@ static void test_unknown_bpf_program_on_top(void)
 	CHECK(site__first_frame(frames + 6, 2) == 0);
 }
 
+/* arm64's kprobe stacks lack the caller: put back after the probed function, once. */
+static void test_put_back_caller(void)
+{
+	__u64 ips[4] = {0x10, 0x30, 0x40}, full[4] = {0x10, 0x30, 0x40, 0x50};
+	int nr = 3, nr_full = 4;
+
+	site__put_back_caller(ips, &nr, 4, 0x20);
+	CHECK(nr == 4 && ips[0] == 0x10 && ips[1] == 0x20 && ips[2] == 0x30 && ips[3] == 0x40);
+	site__put_back_caller(ips, &nr, 4, 0x20); /* there already */
+	CHECK(nr == 4 && ips[1] == 0x20 && ips[2] == 0x30);
+	site__put_back_caller(full, &nr_full, 4, 0x20); /* full: the outermost goes */
+	CHECK(nr_full == 4 && full[1] == 0x20 && full[2] == 0x30 && full[3] == 0x40);
+	nr = 0;
+	site__put_back_caller(ips, &nr, 4, 0x20); /* a lost stack stays lost */
+	CHECK(nr == 0);
+	nr = 1;
+	site__put_back_caller(ips, &nr, 4, 0); /* no caller to put back */
+	CHECK(nr == 1);
+}
+
 int main(void)
 {
 	int failed = 0;
 
 	RUN(test_fadvise_618);
+	RUN(test_put_back_caller);
 	RUN(test_fadvise_61);
 	RUN(test_move_pages);
 	RUN(test_compiler_clones);
