@@ -27,6 +27,8 @@ char LICENSE[] SEC("license") = "GPL";
  * untyped __ksym would make libbpf read all of /proc/kallsyms before the load.
  */
 __u64 drain_work_fn;
+/* __kretprobe_trampoline's address (kprobe mode, arm64): see kprobe_ret_ip() */
+__u64 kretprobe_trampoline;
 
 /* Set by user space between open and load. */
 /* Filters (-p, -c, --cgroup, -C); any_filter says whether any is set. */
@@ -785,7 +787,7 @@ static __always_inline void drain_exit(void *ctx, __u8 level, bool twin)
 }
 
 /* lru_add_drain(): the local drain; inside a drain call it is part of that drain. */
-static __always_inline void local_enter(void *ctx)
+static __always_inline void local_enter(void *ctx, __u64 ret_ip)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
@@ -797,6 +799,7 @@ static __always_inline void local_enter(void *ctx)
 	if (d && d->in_call)
 		return;
 	call.start_ns = bpf_ktime_get_ns();
+	call.site.ret_ip = ret_ip;
 	call.site.stack_id = bpf_get_stackid(ctx, &stacks, 0);
 	if (call.site.stack_id < 0)
 		count(CNT_STACK_LOST);
@@ -961,7 +964,7 @@ TWINS("fexit/lru_cache_disable", drainstat_fexit_cache_disable, drain_exit(ctx, 
 SEC("fentry/lru_add_drain")
 int BPF_PROG(drainstat_fentry_local)
 {
-	local_enter(ctx);
+	local_enter(ctx, 0);
 	return 0;
 }
 
@@ -974,12 +977,34 @@ int BPF_PROG(drainstat_fexit_local)
 
 /*
  * At a kprobe on a function's entry, the return address into its caller where
- * the stack taken there lacks it (site_key.ret_ip): arm64's link register.
+ * the stack taken there lacks it (site_key.ret_ip): arm64's link register. A
+ * kretprobe on the same function that ran first (drainstat's own, bpftrace's)
+ * has put __kretprobe_trampoline there and pushed the return address in a
+ * kretprobe_instance onto the task's list: the newest that holds a real one
+ * is this call's.
  */
 static __always_inline __u64 kprobe_ret_ip(struct pt_regs *ctx)
 {
 #if defined(__TARGET_ARCH_arm64)
-	return PT_REGS_RET_CORE(ctx);
+	__u64 ret_ip = PT_REGS_RET_CORE(ctx);
+	struct task_struct *task;
+	struct llist_node *node;
+	int i;
+
+	if (!ret_ip || ret_ip != kretprobe_trampoline)
+		return ret_ip;
+	if (!bpf_core_field_exists(struct task_struct, kretprobe_instances))
+		return 0;
+	task = (struct task_struct *)bpf_get_current_task();
+	node = BPF_CORE_READ(task, kretprobe_instances.first);
+	for (i = 0; i < 4 && node && ret_ip == kretprobe_trampoline; i++) {
+		struct kretprobe_instance *ri =
+		    (void *)node - bpf_core_field_offset(struct kretprobe_instance, llist);
+
+		ret_ip = (__u64)BPF_CORE_READ(ri, ret_addr);
+		node = BPF_CORE_READ(node, next);
+	}
+	return ret_ip == kretprobe_trampoline ? 0 : ret_ip;
 #else
 	return 0;
 #endif
@@ -1025,7 +1050,7 @@ int BPF_KRETPROBE(drainstat_kretprobe_api)
 SEC("kprobe")
 int BPF_KPROBE(drainstat_kprobe_local)
 {
-	local_enter(ctx);
+	local_enter(ctx, kprobe_ret_ip(ctx));
 	return 0;
 }
 

@@ -25,7 +25,13 @@
 #include "tracer.h"
 
 /* What setup needs from kallsyms: found beside libbpf's load, before attach. */
-enum setup_symbol { SYM_WORK_FN, SYM_DRAIN_ALL_INNER, SYM_CACHE_DISABLE, SYM_NR };
+enum setup_symbol {
+	SYM_WORK_FN,
+	SYM_DRAIN_ALL_INNER,
+	SYM_CACHE_DISABLE,
+	SYM_KRETPROBE_TRAMPOLINE,
+	SYM_NR
+};
 
 /* The scan for them, in a thread of its own while the main thread loads. */
 struct symbol_scan {

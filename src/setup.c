@@ -273,6 +273,7 @@ static const char *const setup_symbol_names[SYM_NR] = {
     [SYM_WORK_FN] = DRAIN_WORK_FN,
     [SYM_DRAIN_ALL_INNER] = "__lru_add_drain_all",
     [SYM_CACHE_DISABLE] = "lru_cache_disable",
+    [SYM_KRETPROBE_TRAMPOLINE] = "__kretprobe_trampoline",
 };
 
 static void *scan_symbols(void *arg)
@@ -348,6 +349,7 @@ static int symbols_ready(void *arg, struct tracer_symbols *syms)
 	    .drain_work_fn = addrs[SYM_WORK_FN],
 	    .drain_fn = addrs[SYM_DRAIN_ALL_INNER] ? setup_symbol_names[SYM_DRAIN_ALL_INNER] : NULL,
 	    .has_cache_disable = addrs[SYM_CACHE_DISABLE] != 0,
+	    .kretprobe_trampoline = addrs[SYM_KRETPROBE_TRAMPOLINE],
 	};
 	return 0;
 }

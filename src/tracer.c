@@ -477,6 +477,7 @@ static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain
 	if (!err) {
 		/* no program runs before it is attached: none sees the address unset */
 		t->skel->bss->drain_work_fn = t->syms.drain_work_fn;
+		t->skel->bss->kretprobe_trampoline = t->syms.kretprobe_trampoline;
 		*failed = TRACER_ATTACH;
 		err = attach(t, &plan);
 	}

@@ -32,6 +32,8 @@ struct tracer_symbols {
 	 */
 	const char *drain_fn;
 	bool has_cache_disable; /* lru_cache_disable() exists (5.13 and later) */
+	/* __kretprobe_trampoline's address, 0 if none: a return address a kretprobe took */
+	__u64 kretprobe_trampoline;
 };
 
 struct tracer_opts {

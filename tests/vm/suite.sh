@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The in-VM suite (run in /mnt by tests/vm/run, $VM_KERNEL naming the kernel):
 # drainstat's full, kprobe and tracepoint modes on a real Debian kernel, against
-# workloads whose truth is known. Payload: drainstat, drainforce, trigger and
+# workloads whose truth is known, and the other call sites (compaction,
+# move_pages, migrate_pages, drop_caches). Payload: drainstat, drainforce, trigger and
 # stuckdrain (static), common.sh, stuck.sh, this file.
 set -u
 cd /mnt || exit 1
@@ -169,6 +170,12 @@ echo "# move_pages: $rows"
 # (arm64's 6.12 inlines both into the syscall: no symbol for either)
 check "move_pages: a forced drain from do_pages_move, kernel_move_pages or the syscall" \
 	grep -qE '^(do_pages_move|kernel_move_pages|__arm64_sys_move_pages) 1 1$' <<<"$rows"
+
+site_run migrate_pages dsmigrate
+rows=$(site_rows "$SITE_OUT" dsmigrate)
+echo "# migrate_pages: $rows"
+check "migrate_pages: a forced drain from do_migrate_pages" \
+	grep -qE '^do_migrate_pages 1 1$' <<<"$rows"
 
 if [ "$SERIES" = 6.12 ]; then
 	site_run drop_caches dsdrop
