@@ -269,6 +269,8 @@ static int kallsyms_error(struct session *s, int err)
 	return fail(EXIT_NO_KALLSYMS, "cannot read %s: %s", KALLSYMS, strerror(-err));
 }
 
+#define ENOTSUPP_KERNEL 524 /* include/linux/errno.h: not in the uapi, no strerror() */
+
 static const char *const setup_symbol_names[SYM_NR] = {
     [SYM_WORK_FN] = DRAIN_WORK_FN,
     [SYM_DRAIN_ALL_INNER] = "__lru_add_drain_all",
@@ -534,6 +536,14 @@ static int start_tracer(struct session *s)
 			    "cannot %s the BPF programs in any mode (tracepoint, the last tried: "
 			    "%s; -vv shows libbpf's log)",
 			    step_name(step), strerror(-err));
+	/* the kernel's ENOTSUPP, which strerror() does not know */
+	if (err == -ENOTSUPP_KERNEL && step == TRACER_ATTACH && s->opts->mode == MODE_FULL)
+		return fail(
+		    EXIT_BPF,
+		    "cannot attach the BPF programs in full mode: this kernel cannot attach "
+		    "fentry/fexit programs here (ENOTSUPP: arm64 kernels without ftrace "
+		    "direct calls, Debian's 6.1 among them, have no BPF trampoline); use "
+		    "kprobe mode");
 	if (err)
 		return fail(EXIT_BPF,
 			    "cannot %s the BPF programs in %s mode: %s (-vv shows libbpf's log)",
