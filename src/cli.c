@@ -139,9 +139,9 @@ static int parse_cpu(const char **p, unsigned long *cpu)
 	return 0;
 }
 
-int cli__parse_cpulist(const char *s, __u64 *mask)
+/* The ranges of a CPU list into mask (NULL: only checked). 0 or -EINVAL. */
+static int parse_ranges(const char *s, __u64 *mask)
 {
-	__u64 bits[DRAINSTAT_MAX_CPUS / 64] = {};
 	unsigned long first, last, c;
 	const char *p = s;
 
@@ -153,15 +153,22 @@ int cli__parse_cpulist(const char *s, __u64 *mask)
 		last = first;
 		if (*p == '-' && (p++, parse_cpu(&p, &last) || last < first))
 			return -EINVAL;
-		for (c = first; c <= last; c++)
-			bits[c / 64] |= 1ULL << (c % 64);
+		for (c = first; mask && c <= last; c++)
+			mask[c / 64] |= 1ULL << (c % 64);
 		if (!*p)
-			break;
+			return 0;
 		if (*p++ != ',')
 			return -EINVAL;
 	}
-	memcpy(mask, bits, sizeof(bits));
-	return 0;
+}
+
+/* Checked first, then written: mask is left alone on error, with no copy on the stack. */
+int cli__parse_cpulist(const char *s, __u64 *mask)
+{
+	if (parse_ranges(s, NULL))
+		return -EINVAL;
+	memset(mask, 0, DRAINSTAT_MAX_CPUS / 8);
+	return parse_ranges(s, mask);
 }
 
 /*
@@ -358,7 +365,7 @@ static int parse_comm(struct parse *p, const char *arg)
 static int parse_cpus(struct parse *p, const char *arg)
 {
 	if (cli__parse_cpulist(arg, p->opts->victims))
-		return bad_value(p, "-C", arg, "CPUs such as 0-3,8 (below 1024)");
+		return bad_value(p, "-C", arg, "CPUs such as 0-3,8 (below 8192)");
 	p->opts->victims_set = true;
 	return 0;
 }

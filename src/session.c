@@ -253,13 +253,12 @@ static __u64 next_report(__u64 next, __u64 interval)
 /*
  * Reports until COUNT, -d, a signal or the traced process's exit; always ends
  * with what was not reported yet. SIGHUP reports at once (the interval so far,
- * or the export) and keeps the schedule; it does not count towards COUNT. Not
- * inlined: its snapshots would take stack in session__run() during setup too.
+ * or the export) and keeps the schedule; it does not count towards COUNT.
  */
-static __attribute__((noinline)) int trace_loop(struct session *s)
+static int trace_loop(struct session *s)
 {
 	const struct options *o = s->opts;
-	struct snapshot prev = {}, spare = {}, watched = {};
+	struct snapshot *prev = &s->prev, *spare = &s->spare, *watched = &s->watched;
 	__u64 interval = interval_of(o), start = now_ns();
 	__u64 end = o->duration_ns ? start + o->duration_ns : ~0ULL;
 	__u64 next = interval ? start + interval : end, reports = 0, due;
@@ -271,7 +270,7 @@ static __attribute__((noinline)) int trace_loop(struct session *s)
 		due = next < end ? next : end;
 		sleep_until(watch && next_watch < due ? next_watch : due,
 			    tracer__slow_fd(s->tracer), s->pidfd);
-		code = run_slowlog(s, &watched, &next_watch);
+		code = run_slowlog(s, watched, &next_watch);
 		if (code != EXIT_OK)
 			break;
 		exited = exited || traced_exited(s);
@@ -281,7 +280,7 @@ static __attribute__((noinline)) int trace_loop(struct session *s)
 		report_requested = 0;
 		last = stop_signal || exited || now_ns() >= end ||
 		       (scheduled && o->count && reports + 1 >= o->count);
-		code = report_now(s, &prev, &spare, interval && prev.taken_ns, start, last);
+		code = report_now(s, prev, spare, interval && prev->taken_ns, start, last);
 		if (code != EXIT_OK)
 			break;
 		if (!scheduled)
@@ -291,19 +290,19 @@ static __attribute__((noinline)) int trace_loop(struct session *s)
 			break;
 		next = next_report(next, interval);
 	}
-	snapshot__free(&prev);
-	snapshot__free(&spare);
-	snapshot__free(&watched);
+	snapshot__free(prev);
+	snapshot__free(spare);
+	snapshot__free(watched);
 	return code;
 }
 
 /*
  * A first, empty export at start: a bad path fails now, and node_exporter has
- * a file. Not inlined, as trace_loop().
+ * a file. The empty snapshot is the report loop's spare, not used yet.
  */
-static __attribute__((noinline)) int start_export(struct session *s)
+static int start_export(struct session *s)
 {
-	struct snapshot empty = {.taken_ns = now_ns()};
+	struct snapshot *empty = &s->spare;
 	struct export_why why;
 	char msg[512];
 	int err, n, code;
@@ -320,7 +319,8 @@ static __attribute__((noinline)) int start_export(struct session *s)
 		return fail(EXIT_EXPORT, "%s", msg);
 	}
 	/* an empty export at once: node_exporter shows drainstat runs */
-	code = report(s, &empty, NULL, empty.taken_ns, REPORT_FIRST);
+	empty->taken_ns = now_ns();
+	code = report(s, empty, NULL, empty->taken_ns, REPORT_FIRST);
 	if (code != EXIT_OK)
 		return code;
 	/* ours now: the temp files beside it are a killed writer's */

@@ -20,6 +20,7 @@
 #include "export.h"
 #include "ksyms.h"
 #include "model.h"
+#include "snapshot.h"
 #include "probe.h"
 #include "slowlog.h"
 #include "tracer.h"
@@ -63,6 +64,12 @@ struct session {
 	int pidfd;			 /* -p: readable once the process has exited; -1 */
 	unsigned int fds_at_start;	 /* open before setup: stdio, inherited ones */
 	struct tracer_needs needs;	 /* what the run needs, once found */
+	/*
+	 * The report loop's snapshots, here rather than on its stack: each holds
+	 * two CPU masks of DRAINSTAT_MAX_CPUS bits (2 KB), and drainstat runs
+	 * under ulimit -s 24 (tests/host/test_harm.sh).
+	 */
+	struct snapshot prev, spare, watched;
 };
 
 static inline __u64 now_ns(void)

@@ -110,25 +110,34 @@ static int check_cgroup(struct session *s)
  */
 static int check_victims(const struct options *o)
 {
-	__u64 possible[DRAINSTAT_MAX_CPUS / 64], missing[DRAINSTAT_MAX_CPUS / 64];
+	enum { WORDS = DRAINSTAT_MAX_CPUS / 64 };
+	/* on the heap: 2 KB, and drainstat runs under ulimit -s 24 */
+	__u64 *possible, *missing;
 	char have[128], bad[128];
 	bool known = false, any = false;
-	int i;
+	int i, code = EXIT_OK;
 
 	if (!o->victims_set)
 		return EXIT_OK;
+	possible = calloc(2 * WORDS, sizeof(__u64));
+	if (!possible)
+		return fail(EXIT_RUNTIME, "cannot check -C: %s", strerror(ENOMEM));
+	missing = possible + WORDS;
 	cpulist__read(POSSIBLE_PATH, possible);
-	for (i = 0; i < DRAINSTAT_MAX_CPUS / 64; i++) {
+	for (i = 0; i < WORDS; i++) {
 		known |= possible[i] != 0;
 		missing[i] = o->victims[i] & ~possible[i];
 		any |= missing[i] != 0;
 	}
-	if (!known || !any)
-		return EXIT_OK;
-	cpulist__format(missing, bad, sizeof(bad));
-	cpulist__format(possible, have, sizeof(have));
-	return fail(EXIT_USAGE, "-C names CPUs this machine does not have: %s (its CPUs: %s)", bad,
-		    have);
+	if (known && any) {
+		cpulist__format(missing, bad, sizeof(bad));
+		cpulist__format(possible, have, sizeof(have));
+		code =
+		    fail(EXIT_USAGE, "-C names CPUs this machine does not have: %s (its CPUs: %s)",
+			 bad, have);
+	}
+	free(possible);
+	return code;
 }
 
 static void tracer_options(struct session *s, struct tracer_opts *topts);
