@@ -1,20 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * empty_loader [--full | --kprobe]: attaches the empty programs of
+ * empty_loader [--full | --kprobe] [--floor]: attaches the empty programs of
  * bpf/bench_empty.bpf.c, says "attached" on stdout, and holds them until SIGINT
  * or SIGTERM. bench/run and bench/vm.sh read their run_time_ns beside
  * drainstat's to price drainstat's programs.
  *
  * Always the tracepoint set; --full adds the fentry/fexit drain hooks, --kprobe
  * the kprobe/kretprobe ones. The others are not even loaded: fentry programs
- * fail to load where the kernel refuses fentry.
+ * fail to load where the kernel refuses fentry. --floor puts floor_fadvise_*
+ * (a clock read each) on the fadvise syscall in place of the empty ones.
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "bench_empty.skel.h"
@@ -40,17 +43,22 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static int parse_set(int argc, char **argv, enum hook_set *set)
+static int parse_args(int argc, char **argv, enum hook_set *set, bool *floor)
 {
+	int i;
+
 	*set = SET_TRACEPOINTS;
-	if (argc == 1)
-		return 0;
-	if (argc == 2 && !strcmp(argv[1], "--full"))
-		*set = SET_FULL;
-	else if (argc == 2 && !strcmp(argv[1], "--kprobe"))
-		*set = SET_KPROBE;
-	else
-		return -EINVAL;
+	*floor = false;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--full") && *set == SET_TRACEPOINTS)
+			*set = SET_FULL;
+		else if (!strcmp(argv[i], "--kprobe") && *set == SET_TRACEPOINTS)
+			*set = SET_KPROBE;
+		else if (!strcmp(argv[i], "--floor") && !*floor)
+			*floor = true;
+		else
+			return -EINVAL;
+	}
 	return 0;
 }
 
@@ -70,14 +78,19 @@ static void drain_hooks(struct bench_empty_bpf *s, struct drain_hook *h)
 	memcpy(h, hooks, sizeof(hooks));
 }
 
-/* Loads the tracepoint set and the drain hooks of SET; nothing else. */
-static int load(struct bench_empty_bpf *skel, const struct drain_hook *hooks, enum hook_set set)
+/* Loads the tracepoint set (fadvise: the floor or the empty pair) and the drain hooks of SET. */
+static int load(struct bench_empty_bpf *skel, const struct drain_hook *hooks, enum hook_set set,
+		bool floor)
 {
 	struct btf_facts btf;
 	int i;
 
 	for (i = 0; i < NR_DRAIN_HOOKS; i++)
 		bpf_program__set_autoload(hooks[i].prog, hooks[i].set == set);
+	bpf_program__set_autoload(skel->progs.empty_fadvise_enter, !floor);
+	bpf_program__set_autoload(skel->progs.empty_fadvise_exit, !floor);
+	bpf_program__set_autoload(skel->progs.floor_fadvise_enter, floor);
+	bpf_program__set_autoload(skel->progs.floor_fadvise_exit, floor);
 	/* a tp_btf program on a missing tracepoint (6.1 has no ipi_send_cpu) fails the load */
 	probe__btf_facts(&btf);
 	if (!btf.ipi_send_cpu)
@@ -87,6 +100,8 @@ static int load(struct bench_empty_bpf *skel, const struct drain_hook *hooks, en
 		fprintf(stderr, "empty_loader: no tracefs: no fadvise baseline\n");
 		bpf_program__set_autoload(skel->progs.empty_fadvise_enter, false);
 		bpf_program__set_autoload(skel->progs.empty_fadvise_exit, false);
+		bpf_program__set_autoload(skel->progs.floor_fadvise_enter, false);
+		bpf_program__set_autoload(skel->progs.floor_fadvise_exit, false);
 	}
 	return bench_empty_bpf__load(skel);
 }
@@ -119,10 +134,11 @@ int main(int argc, char **argv)
 	struct bench_empty_bpf *skel;
 	sigset_t block, old;
 	enum hook_set set;
-	int err, i;
+	int err, i, stats_fd = -1;
+	bool floor;
 
-	if (parse_set(argc, argv, &set)) {
-		fprintf(stderr, "usage: empty_loader [--full | --kprobe]\n");
+	if (parse_args(argc, argv, &set, &floor)) {
+		fprintf(stderr, "usage: empty_loader [--full | --kprobe] [--floor]\n");
 		return 2;
 	}
 	/* Blocked until sigsuspend(), so a signal cannot slip in before we wait. */
@@ -139,7 +155,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	drain_hooks(skel, hooks);
-	err = load(skel, hooks, set);
+	err = load(skel, hooks, set, floor);
 	if (err) {
 		fprintf(stderr, "empty_loader: loading bench_empty failed: %s\n", strerror(-err));
 		goto cleanup;
@@ -152,6 +168,17 @@ int main(int argc, char **argv)
 	err = attach_kprobes(hooks, set, links);
 	if (err)
 		goto cleanup;
+	/*
+	 * Run-time stats on while we hold the fd: kernel.bpf_stats_enabled is one
+	 * switch for the machine, and another user of a shared one turning it off
+	 * mid-phase (seen) left every program's run_time_ns flat.
+	 */
+	stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (stats_fd < 0)
+		fprintf(stderr,
+			"empty_loader: BPF_ENABLE_STATS failed (%s): kernel.bpf_stats_enabled "
+			"alone keeps the stats\n",
+			strerror(errno));
 	printf("attached\n");
 	fflush(stdout);
 
@@ -159,6 +186,8 @@ int main(int argc, char **argv)
 		sigsuspend(&old);
 
 cleanup:
+	if (stats_fd >= 0)
+		close(stats_fd);
 	for (i = 0; i < NR_DRAIN_HOOKS; i++)
 		bpf_link__destroy(links[i]);
 	bench_empty_bpf__destroy(skel);

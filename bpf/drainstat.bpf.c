@@ -26,9 +26,14 @@ char LICENSE[] SEC("license") = "GPL";
  * that its scan of /proc/kallsyms runs beside libbpf's load, not before it. An
  * untyped __ksym would make libbpf read all of /proc/kallsyms before the load.
  */
-__u64 drain_work_fn;
-/* __kretprobe_trampoline's address (kprobe mode, arm64): see kprobe_ret_ip() */
-__u64 kretprobe_trampoline;
+__u64 drain_work_fn SEC(".data.symbols");
+/*
+ * The return trampolines of kretprobes (kprobe mode): __kretprobe_trampoline,
+ * and arch_rethook_trampoline where kretprobes run on rethook (x86 since 5.19).
+ * See kprobe_caller().
+ */
+__u64 kretprobe_trampoline SEC(".data.symbols");
+__u64 rethook_trampoline SEC(".data.symbols");
 
 /* Set by user space between open and load. */
 /* Filters (-p, -c, --cgroup, -C); any_filter says whether any is set. */
@@ -42,6 +47,13 @@ const volatile bool any_filter;
 const volatile __u64 slow_threshold_ns;
 const volatile bool entry_visible;     /* full and kprobe modes */
 const volatile __u32 max_sites = 1024; /* the sites array's size */
+/*
+ * -s and -T: every drain's kernel stack is taken. Otherwise a drain whose
+ * caller is known without a stack walk (see drain_source()) takes the site of
+ * the first drain of that caller and comm, and its stack: a walk costs about
+ * 2-3 us, most of a drain's BPF time.
+ */
+const volatile bool every_stack;
 /*
  * Tracepoint mode cannot see a drain's entry: the works one task queues back to
  * back form one drain. A new drain starts when the task slept since its last
@@ -89,6 +101,41 @@ struct {
 	__type(key, __u32);
 	__type(value, struct site_stats);
 } sites SEC(".maps");
+
+/*
+ * Where a drain came from when that is known without a stack walk: the return
+ * address into its caller (entry visible), or the advice of the fadvise call
+ * it came in (SOURCE_FADVISE), and its comm.
+ */
+struct site_source {
+	__u64 source;
+	char comm[DRAINSTAT_COMM_LEN];
+};
+
+#define SOURCE_FADVISE(advice) (1 + (__u64)(advice)) /* never a kernel address */
+
+/* The site a source had at its first drain: its key and slot (site_slot's + 1, or 0). */
+struct site_named {
+	struct site_key key;
+	__u32 site_slot;
+	__u32 pad;
+};
+
+/* LRU: a source that falls out takes a stack again at its next drain. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct site_source);
+	__type(value, struct site_named);
+} site_sources SEC(".maps");
+
+/* Kernel stacks walked (drains and local drains), per CPU: the -v line at exit. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} stack_walks SEC(".maps");
 
 /* Per target CPU; user space reads it in place (mmapped), as the sites. */
 struct {
@@ -140,10 +187,13 @@ struct {
 	__type(value, struct fadvise_call);
 } fadvise_calls SEC(".maps");
 
-/* lru_add_drain() calls in flight: entry time and the caller's site. */
+/* lru_add_drain() calls in flight: entry time and the caller's site (site_slot as a drain's). */
 struct local_call {
 	__u64 start_ns;
+	__u64 source; /* as drain_source()'s */
 	struct site_key site;
+	__u32 site_slot;
+	__u32 pad;
 };
 
 struct {
@@ -184,11 +234,42 @@ static const struct drain_state zero_drain;
 static const struct fadvise_call zero_call;
 
 /*
- * Drains open right now, all tasks: the cheap gate of the IPI hook, which runs
- * on every IPI of the system. Approximate by design (it may stay high after a
- * lost exit); it only decides whether to look further.
+ * Drains open right now, all tasks, where entry is visible: user space's cheap
+ * test of whether a drain is in flight that has no work in flight (a mutex
+ * waiter). Approximate by design (it may stay high after a lost exit); it only
+ * decides whether to look further. In tracepoint mode a drain is in flight
+ * only while it has works in flight, which user space sees in the works array:
+ * the hot paths spare themselves this line, which the callers' and the
+ * targets' CPUs would take from each other at every drain.
  */
 __u32 open_drains;
+
+static __always_inline void open_drains_add(__s32 delta)
+{
+	if (entry_visible)
+		__sync_fetch_and_add(&open_drains, delta);
+}
+
+/*
+ * Per CPU, the drain work queued there last and not yet woken, by its caller
+ * and target CPU: the gate of the IPI hook, which runs on every IPI of the
+ * system. A work's wakeup IPI is sent by its caller in the same
+ * queue_work_on() call, on the CPU of the queue_work tracepoint, with
+ * interrupts off in between; the hook takes the gate down at that IPI, so
+ * that the caller's other IPIs (the wakeups of its own threads) stop there.
+ * Per CPU, so that the hook reads a line no other CPU writes.
+ */
+struct ipi_gate {
+	__u32 caller_tid; /* 0: down */
+	__u32 target_cpu;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ipi_gate);
+} ipi_gate SEC(".maps");
 
 /* Slots of the sites array taken so far: may pass its size by the CPUs that raced for the last. */
 __u32 site_slots_used;
@@ -373,44 +454,132 @@ static __always_inline struct drain_state *drain_state_get(__u32 tid)
 	return lookup_or_insert(&drains, &tid, &zero_drain);
 }
 
+/* The caller's kernel stack into site (comm already there); ret_ip as site_key's. */
+static __always_inline void site_walk(void *ctx, struct site_key *site, __u64 ret_ip)
+{
+	__u32 zero = 0;
+	__u64 *walks = bpf_map_lookup_elem(&stack_walks, &zero);
+
+	if (walks)
+		__sync_fetch_and_add(walks, 1);
+	site->ret_ip = ret_ip;
+	site->stack_id = bpf_get_stackid(ctx, &stacks, 0);
+	if (site->stack_id < 0)
+		count(CNT_STACK_LOST);
+}
+
+/*
+ * The site of a drain or local drain from source (0: none) and the comm in
+ * site, into site and *site_slot: the site its source had first, else a stack
+ * walk. The slot stays 0 when only the key is known.
+ */
+static __always_inline void site_name(void *ctx, struct site_key *site, __u32 *site_slot,
+				      __u64 source, __u64 ret_ip)
+{
+	struct site_source k = {.source = source};
+	struct site_named *named;
+
+	if (source && !every_stack) {
+		__builtin_memcpy(k.comm, site->comm, sizeof(k.comm));
+		named = bpf_map_lookup_elem(&site_sources, &k);
+		if (named) {
+			*site = named->key;
+			*site_slot = named->site_slot;
+			return;
+		}
+	}
+	site_walk(ctx, site, ret_ip);
+}
+
+/* A source's first site, once its stack is known and has a slot: its later drains walk no stack. */
+static __always_inline void site_remember(__u64 source, const struct site_key *site,
+					  __u32 site_slot)
+{
+	struct site_source k = {.source = source};
+	struct site_named named = {.key = *site, .site_slot = site_slot};
+
+	if (!source || every_stack || site->stack_id < 0 || !site_slot)
+		return;
+	__builtin_memcpy(k.comm, site->comm, sizeof(k.comm));
+	bpf_map_update_elem(&site_sources, &k, &named, BPF_NOEXIST);
+}
+
+/*
+ * Where a drain comes from when no stack walk is needed to say (0: unknown):
+ * the return address into its caller, else the fadvise call it came in
+ * (generic_fadvise() is the only drain inside one).
+ */
+static __always_inline __u64 drain_source(__u64 caller, const struct fadvise_call *f)
+{
+	if (caller)
+		return caller;
+	return f ? SOURCE_FADVISE(f->advice < FADVISE_ADVICE_OTHER ? f->advice
+								   : FADVISE_ADVICE_OTHER)
+		 : 0;
+}
+
+static __always_inline bool same_comm(const char *a, const char *b)
+{
+	const __u64 *x = (const void *)a, *y = (const void *)b;
+
+	return x[0] == y[0] && x[1] == y[1];
+}
+
 /*
  * A new drain in the task's entry d (rewritten in place): its site, start and
- * caller; ret_ip as site_key's.
+ * caller; source as drain_source()'s, ret_ip as site_key's. A task that
+ * drains again from where it did last keeps its site: no lookup at all.
  */
 static __always_inline void drain_reset(void *ctx, struct drain_state *d, __u64 pid_tgid, __u64 now,
-					__u64 ret_ip)
+					__u64 source, __u64 ret_ip)
 {
+	struct site_key last = d->site;
+	__u32 last_slot = d->site_slot;
+	__u64 last_source = d->source;
 	__u32 tid = (__u32)pid_tgid;
 
 	*d = zero_drain;
-	d->site.ret_ip = ret_ip;
 	d->id_ns = now;
 	d->tgid = (__u32)(pid_tgid >> 32);
 	d->caller_cpu = bpf_get_smp_processor_id();
 	d->last_target_cpu = -1;
-	d->site.stack_id = bpf_get_stackid(ctx, &stacks, 0);
-	if (d->site.stack_id < 0)
-		count(CNT_STACK_LOST);
+	d->source = source;
 	bpf_get_current_comm(d->site.comm, sizeof(d->site.comm));
+	if (source && source == last_source && last_slot && !every_stack &&
+	    same_comm(d->site.comm, last.comm)) {
+		d->site = last;
+		d->site_slot = last_slot;
+	} else {
+		site_name(ctx, &d->site, &d->site_slot, source, ret_ip);
+	}
 	slow_open(ctx, d, tid);
 }
 
 /*
  * A drain begins in the task's state d, at entry or at its first queue: its
  * site counts it, and the fadvise call it came in (f, or NULL) escalated.
+ * caller: the return address into the drain's caller, 0 if unknown; ret_ip as
+ * site_key's.
  */
 static __always_inline struct site_stats *drain_begin(void *ctx, struct drain_state *d,
 						      __u64 pid_tgid, __u64 now,
-						      struct fadvise_call *f, __u64 ret_ip)
+						      struct fadvise_call *f, __u64 caller,
+						      __u64 ret_ip)
 {
+	__u64 source = drain_source(caller, f);
 	struct site_stats *s;
 
-	drain_reset(ctx, d, pid_tgid, now, ret_ip);
-	s = site_stats_get(&d->site, &d->site_slot);
+	drain_reset(ctx, d, pid_tgid, now, source, ret_ip);
+	if (d->site_slot) {
+		s = site_stats_of(&d->site, d->site_slot);
+	} else {
+		s = site_stats_get(&d->site, &d->site_slot);
+		site_remember(source, &d->site, d->site_slot);
+	}
 	if (s)
 		__sync_fetch_and_add(&s->count[SITE_DRAINS], 1);
 	d->fadvise_ns = mark_escalation(f);
-	__sync_fetch_and_add(&open_drains, 1);
+	open_drains_add(1);
 	return s;
 }
 
@@ -424,7 +593,7 @@ drain_open(void *ctx, struct drain_state *d, __u64 pid_tgid, __u64 now, struct f
 		d = drain_state_get(tid);
 	if (!d)
 		return NULL;
-	drain_begin(ctx, d, pid_tgid, now, f ? f : fadvise_call_of(tid), 0);
+	drain_begin(ctx, d, pid_tgid, now, f ? f : fadvise_call_of(tid), 0, 0);
 	return d;
 }
 
@@ -448,7 +617,7 @@ static __always_inline void drain_join(struct drain_state *d)
 	if (s && recorded)
 		hist_remove(&s->hist[SITE_WAIT_NS], recorded);
 	count(CNT_WAIT_REVISED);
-	__sync_fetch_and_add(&open_drains, 1);
+	open_drains_add(1);
 }
 
 static __always_inline bool comm_selected(void)
@@ -511,6 +680,17 @@ static __always_inline void queue_in_call(struct drain_state *d, __u64 now)
 		hist_add(&s->hist[SITE_LOCK_NS], d->lock_ns);
 }
 
+static __always_inline void ipi_gate_open(__u32 tid, __u32 target_cpu)
+{
+	__u32 zero = 0;
+	struct ipi_gate *gate = bpf_map_lookup_elem(&ipi_gate, &zero);
+
+	if (gate) {
+		gate->caller_tid = tid;
+		gate->target_cpu = target_cpu;
+	}
+}
+
 static __always_inline void on_queue(void *ctx, int target_cpu, struct work_struct *work)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
@@ -548,6 +728,7 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 	d->works++;
 	__sync_fetch_and_add(&d->pending, 1);
 
+	ipi_gate_open(tid, target);
 	/* the CPU runs it only after this returns: the tracepoint comes before insert_work() */
 	ws->queue_ns = now;
 	ws->start_ns = 0;
@@ -576,6 +757,12 @@ static __always_inline void on_start(struct work_struct *work)
 		ws->start_ns = bpf_ktime_get_ns();
 }
 
+/*
+ * A work ended on this CPU, in the execute_end program: only it writes this
+ * CPU's works and histograms, and the kernel never runs it twice at once on a
+ * CPU (it skips a run that would nest in another or find one preempted):
+ * plain adds. IPIS is written from the callers' CPUs, atomically.
+ */
 static __always_inline void account_cpu(__u32 cpu, bool self, __u64 dispatch, __u64 run)
 {
 	struct cpu_stats *c = bpf_map_lookup_elem(&cpus, &cpu);
@@ -584,11 +771,11 @@ static __always_inline void account_cpu(__u32 cpu, bool self, __u64 dispatch, __
 		count(CNT_CPU_OUT_OF_RANGE);
 		return;
 	}
-	__sync_fetch_and_add(&c->count[CPU_WORKS], 1);
+	c->count[CPU_WORKS]++;
 	if (self)
-		__sync_fetch_and_add(&c->count[CPU_SELF_WORKS], 1);
-	hist_add(&c->hist[CPU_DISPATCH_NS], dispatch);
-	hist_add(&c->hist[CPU_RUN_NS], run);
+		c->count[CPU_SELF_WORKS]++;
+	hist_add_local(&c->hist[CPU_DISPATCH_NS], dispatch);
+	hist_add_local(&c->hist[CPU_RUN_NS], run);
 }
 
 /*
@@ -606,7 +793,7 @@ static __always_inline bool drain_close(struct drain_state *d, struct site_stats
 		hist_add(&s->hist[SITE_WAIT_NS], wait);
 	earlier = __sync_lock_test_and_set(&d->recorded_wait_ns, s ? wait : 0);
 	if (!__sync_lock_test_and_set(&d->closed, 1)) {
-		__sync_fetch_and_add(&open_drains, -1);
+		open_drains_add(-1);
 		return true;
 	}
 	if (s && earlier)
@@ -684,6 +871,173 @@ static __always_inline void on_end(struct work_struct *work)
 }
 
 /*
+ * A kretprobe on the same function that ran before the kprobe (drainstat's
+ * own, bpftrace's) has put its trampoline in the return address's place and
+ * parked the return address in an instance on the task's list: the newest
+ * that holds a real one is this call's. The kernel's own types, as far as
+ * that walk reads them: a kernel has kretprobe instances or rethook nodes
+ * (CONFIG_KRETPROBE_ON_RETHOOK), and one built without kprobes (this
+ * project's CI kernel) neither, so they are matched by CO-RE, not taken from
+ * vmlinux.h.
+ */
+struct task_struct___kretprobes {
+	struct llist_head kretprobe_instances;
+	struct llist_head rethooks;
+} __attribute__((preserve_access_index));
+
+struct kretprobe_instance___parked {
+	struct llist_node llist;
+	void *ret_addr;
+} __attribute__((preserve_access_index));
+
+struct rethook_node___parked {
+	struct llist_node llist;
+	unsigned long ret_addr;
+} __attribute__((preserve_access_index));
+
+static __always_inline bool trampoline(__u64 ip)
+{
+	return ip == kretprobe_trampoline || ip == rethook_trampoline;
+}
+
+/*
+ * Two walks, one a kind of list, each behind the CO-RE checks of the fields it
+ * reads: a kernel on rethook has kretprobe_instances too, but its instances
+ * hold no list of their own, and the verifier refuses a read of a field the
+ * kernel lacks unless it can tell the read is never reached.
+ */
+static __always_inline __u64 parked_in_kretprobe_instance(void)
+{
+	struct task_struct___kretprobes *task = (void *)bpf_get_current_task();
+	struct kretprobe_instance___parked *ri;
+	struct llist_node *node;
+	__u64 ret_ip;
+	int i;
+
+	if (!bpf_core_field_exists(task->kretprobe_instances) ||
+	    !bpf_core_field_exists(struct kretprobe_instance___parked, llist) ||
+	    !bpf_core_field_exists(struct kretprobe_instance___parked, ret_addr))
+		return 0;
+	node = BPF_CORE_READ(task, kretprobe_instances.first);
+	for (i = 0; i < 4 && node; i++) {
+		ri =
+		    (void *)node - bpf_core_field_offset(struct kretprobe_instance___parked, llist);
+		ret_ip = (__u64)BPF_CORE_READ(ri, ret_addr);
+		if (!trampoline(ret_ip))
+			return ret_ip;
+		node = BPF_CORE_READ(node, next);
+	}
+	return 0;
+}
+
+static __always_inline __u64 parked_in_rethook_node(void)
+{
+	struct task_struct___kretprobes *task = (void *)bpf_get_current_task();
+	struct rethook_node___parked *rh;
+	struct llist_node *node;
+	__u64 ret_ip;
+	int i;
+
+	if (!bpf_core_field_exists(task->rethooks) ||
+	    !bpf_core_field_exists(struct rethook_node___parked, llist) ||
+	    !bpf_core_field_exists(struct rethook_node___parked, ret_addr))
+		return 0;
+	node = BPF_CORE_READ(task, rethooks.first);
+	for (i = 0; i < 4 && node; i++) {
+		rh = (void *)node - bpf_core_field_offset(struct rethook_node___parked, llist);
+		ret_ip = BPF_CORE_READ(rh, ret_addr);
+		if (!trampoline(ret_ip))
+			return ret_ip;
+		node = BPF_CORE_READ(node, next);
+	}
+	return 0;
+}
+
+/* A kernel text address: both arches' kernel halves have the top 16 bits set. */
+static __always_inline bool kernel_address(__u64 ip)
+{
+	return ip >> 48 == 0xffff;
+}
+
+/*
+ * kprobe mode, at a function's entry: the return address into its caller (one
+ * read: x86's top of stack, arm64's link register), 0 if unknown.
+ */
+static __always_inline __u64 kprobe_caller(struct pt_regs *ctx)
+{
+	__u64 ret_ip = 0;
+
+	/*
+	 * Not BPF_KPROBE_READ_RET_IP(): libbpf 1.1's reads memory at the link
+	 * register on arm64
+	 */
+#if defined(__TARGET_ARCH_arm64)
+	ret_ip = PT_REGS_RET_CORE(ctx);
+#else
+	bpf_probe_read_kernel(&ret_ip, sizeof(ret_ip), (void *)PT_REGS_SP(ctx));
+#endif
+	if (ret_ip && ret_ip == rethook_trampoline)
+		ret_ip = parked_in_rethook_node();
+	else if (ret_ip && ret_ip == kretprobe_trampoline)
+		ret_ip = parked_in_kretprobe_instance();
+	return kernel_address(ret_ip) ? ret_ip : 0;
+}
+
+/*
+ * site_key.ret_ip at a kprobe: arm64's caller, which a stack taken at a
+ * function's first instruction lacks (its frame record is not pushed yet);
+ * x86's stack has it.
+ */
+static __always_inline __u64 kprobe_ret_ip(__u64 caller)
+{
+#if defined(__TARGET_ARCH_arm64)
+	return caller;
+#else
+	return 0;
+#endif
+}
+
+/*
+ * Slots of the trampoline frame from the traced function's return address to
+ * its caller's: x86 pushes the caller's return address right above (call,
+ * call); arm64 pushes a frame record (FP, x9: the caller's LR) above the
+ * trampoline's own (FP, LR into the function).
+ */
+#if defined(__TARGET_ARCH_arm64)
+#define TRAMP_CALLER_SLOT 2
+#else
+#define TRAMP_CALLER_SLOT 1
+#endif
+#define TRAMP_SLOTS 12
+
+/*
+ * full mode, at fentry: the return address into the caller, 0 if not found.
+ * The trampoline keeps the function's arguments (ctx) below its return value
+ * (with an fexit, as here), saved registers and its frame record, whose return
+ * address points just past the patched call at the function's start. That
+ * slot is looked for within TRAMP_SLOTS above the arguments, so that a
+ * trampoline laid out otherwise (another kernel) gives 0 and a stack walk,
+ * never a wrong caller.
+ */
+static __always_inline __u64 fentry_caller(void *ctx, int nr_args)
+{
+	__u64 slots[TRAMP_SLOTS + TRAMP_CALLER_SLOT];
+	__u64 func = bpf_get_func_ip(ctx);
+	int i;
+
+	if (bpf_probe_read_kernel(slots, sizeof(slots), (__u64 *)ctx + nr_args))
+		return 0;
+	for (i = 0; i < TRAMP_SLOTS; i++) {
+		if (slots[i] - func < 32 && slots[i] > func) {
+			__u64 caller = slots[i + TRAMP_CALLER_SLOT];
+
+			return kernel_address(caller) ? caller : 0;
+		}
+	}
+	return 0;
+}
+
+/*
  * Full mode hooks each drain entry and exit with two programs, twins that run
  * the same body. The kernel skips a tracing program while another run of it is
  * on the same CPU (prog->active), and under full preemption (PREEMPT_RT,
@@ -721,12 +1075,13 @@ static __always_inline void twin_first(__u64 *left, void *ctx, bool twin)
  * is the same drain. An entry that finds its task still in a drain otherwise
  * comes after an exit both twins missed: that drain ended before this one.
  */
-static __always_inline void drain_enter(void *ctx, bool forced, __u8 level, bool twin, __u64 ret_ip)
+static __always_inline void drain_enter(void *ctx, bool forced, __u8 level, bool twin, int nr_args)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
 	struct drain_state *d;
 	struct site_stats *s;
+	__u64 caller, ret_ip;
 
 	if (!task_selected(pid_tgid))
 		return;
@@ -742,8 +1097,11 @@ static __always_inline void drain_enter(void *ctx, bool forced, __u8 level, bool
 		return;
 	}
 	if (d->in_call)
-		__sync_fetch_and_add(&open_drains, -1);
-	s = drain_begin(ctx, d, pid_tgid, bpf_ktime_get_ns(), fadvise_call_of(tid), ret_ip);
+		open_drains_add(-1);
+	/* twin: fentry (full mode), else a kprobe */
+	caller = twin ? fentry_caller(ctx, nr_args) : kprobe_caller(ctx);
+	ret_ip = twin ? 0 : kprobe_ret_ip(caller);
+	s = drain_begin(ctx, d, pid_tgid, bpf_ktime_get_ns(), fadvise_call_of(tid), caller, ret_ip);
 	d->in_call = level;
 	d->by_entry = 1;
 	if (s && forced)
@@ -773,7 +1131,7 @@ static __always_inline void drain_exit(void *ctx, __u8 level, bool twin)
 		return;
 	}
 	d->in_call = 0;
-	__sync_fetch_and_add(&open_drains, -1);
+	open_drains_add(-1);
 	now = bpf_ktime_get_ns();
 	wait = now - d->id_ns;
 	if (slow_threshold_ns && wait >= slow_threshold_ns)
@@ -786,8 +1144,11 @@ static __always_inline void drain_exit(void *ctx, __u8 level, bool twin)
 		__sync_fetch_and_add(&s->count[SITE_EMPTY_DRAINS], 1);
 }
 
-/* lru_add_drain(): the local drain; inside a drain call it is part of that drain. */
-static __always_inline void local_enter(void *ctx, __u64 ret_ip)
+/*
+ * lru_add_drain(): the local drain; inside a drain call it is part of that
+ * drain. caller and ret_ip as drain_begin()'s.
+ */
+static __always_inline void local_enter(void *ctx, __u64 caller, __u64 ret_ip)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
@@ -799,11 +1160,9 @@ static __always_inline void local_enter(void *ctx, __u64 ret_ip)
 	if (d && d->in_call)
 		return;
 	call.start_ns = bpf_ktime_get_ns();
-	call.site.ret_ip = ret_ip;
-	call.site.stack_id = bpf_get_stackid(ctx, &stacks, 0);
-	if (call.site.stack_id < 0)
-		count(CNT_STACK_LOST);
 	bpf_get_current_comm(call.site.comm, sizeof(call.site.comm));
+	site_name(ctx, &call.site, &call.site_slot, caller, ret_ip);
+	call.source = caller;
 	if (bpf_map_update_elem(&local_calls, &tid, &call, BPF_ANY))
 		count(CNT_LOCAL_MAP_FULL);
 }
@@ -816,7 +1175,12 @@ static __always_inline void local_exit(void)
 
 	if (!call)
 		return;
-	s = site_stats_get(&call->site, NULL);
+	if (call->site_slot) {
+		s = site_stats_of(&call->site, call->site_slot);
+	} else {
+		s = site_stats_get(&call->site, &call->site_slot);
+		site_remember(call->source, &call->site, call->site_slot);
+	}
 	if (s)
 		hist_add(&s->hist[SITE_LOCAL_NS], bpf_ktime_get_ns() - call->start_ns);
 	bpf_map_delete_elem(&local_calls, &tid);
@@ -825,18 +1189,24 @@ static __always_inline void local_exit(void)
 /*
  * An IPI from the caller to a CPU where its drain's work waits, not started:
  * the wakeup of that CPU's worker (sent from __queue_work(), after the
- * queue_work tracepoint).
+ * queue_work tracepoint), one a work at most.
  */
 static __always_inline void on_ipi(__u32 cpu)
 {
+	struct ipi_gate *gate = bpf_map_lookup_elem(&ipi_gate, &(__u32){0});
 	struct work_state *ws;
 	struct site_stats *s;
 	struct cpu_stats *c;
+	__u32 tid;
 
-	if (!open_drains)
+	if (!gate || !gate->caller_tid || gate->target_cpu != cpu)
 		return;
+	tid = (__u32)bpf_get_current_pid_tgid();
+	if (gate->caller_tid != tid)
+		return;
+	gate->caller_tid = 0;
 	ws = bpf_map_lookup_elem(&works, &cpu);
-	if (!ws || !ws->work || ws->start_ns || ws->caller_tid != (__u32)bpf_get_current_pid_tgid())
+	if (!ws || !ws->work || ws->start_ns || ws->caller_tid != tid)
 		return;
 	s = site_stats_of(&ws->site, ws->site_slot);
 	if (s)
@@ -923,10 +1293,10 @@ int drainstat_fadvise_exit(struct trace_event_raw_sys_exit *ctx)
 	slot = call->advice < FADVISE_ADVICE_OTHER ? call->advice : FADVISE_ADVICE_OTHER;
 	f = bpf_map_lookup_elem(&fadvise, &slot);
 	if (f) {
-		__sync_fetch_and_add(&f->calls, 1);
+		/* the call counted first: a reader never sees more escalations than calls */
+		hist_add(&f->latency_ns, bpf_ktime_get_ns() - call->start_ns);
 		if (call->escalated)
 			__sync_fetch_and_add(&f->escalations, 1);
-		hist_add(&f->latency_ns, bpf_ktime_get_ns() - call->start_ns);
 	}
 	call->start_ns = 0;
 	return 0;
@@ -952,7 +1322,7 @@ int drainstat_fadvise_exit(struct trace_event_raw_sys_exit *ctx)
 
 /* __lru_add_drain_all(bool force_all_cpus) */
 TWINS("fentry/__lru_add_drain_all", drainstat_fentry_drain,
-      drain_enter(ctx, (bool)ctx[0], CALL_INNER, true, 0))
+      drain_enter(ctx, (bool)ctx[0], CALL_INNER, true, 1))
 TWINS("fexit/__lru_add_drain_all", drainstat_fexit_drain, drain_exit(ctx, CALL_INNER, true))
 TWINS("fentry/lru_add_drain_all", drainstat_fentry_drain_all,
       drain_enter(ctx, false, CALL_API, true, 0))
@@ -964,7 +1334,7 @@ TWINS("fexit/lru_cache_disable", drainstat_fexit_cache_disable, drain_exit(ctx, 
 SEC("fentry/lru_add_drain")
 int BPF_PROG(drainstat_fentry_local)
 {
-	local_enter(ctx, 0);
+	local_enter(ctx, fentry_caller(ctx, 0), 0);
 	return 0;
 }
 
@@ -975,60 +1345,25 @@ int BPF_PROG(drainstat_fexit_local)
 	return 0;
 }
 
-/*
- * At a kprobe on a function's entry, the return address into its caller where
- * the stack taken there lacks it (site_key.ret_ip): arm64's link register. A
- * kretprobe on the same function that ran first (drainstat's own, bpftrace's)
- * has put __kretprobe_trampoline there and pushed the return address in a
- * kretprobe_instance onto the task's list: the newest that holds a real one
- * is this call's.
- */
-static __always_inline __u64 kprobe_ret_ip(struct pt_regs *ctx)
-{
-#if defined(__TARGET_ARCH_arm64)
-	__u64 ret_ip = PT_REGS_RET_CORE(ctx);
-	struct task_struct *task;
-	struct llist_node *node;
-	int i;
-
-	if (!ret_ip || ret_ip != kretprobe_trampoline)
-		return ret_ip;
-	if (!bpf_core_field_exists(struct task_struct, kretprobe_instances))
-		return 0;
-	task = (struct task_struct *)bpf_get_current_task();
-	node = BPF_CORE_READ(task, kretprobe_instances.first);
-	for (i = 0; i < 4 && node && ret_ip == kretprobe_trampoline; i++) {
-		struct kretprobe_instance *ri =
-		    (void *)node - bpf_core_field_offset(struct kretprobe_instance, llist);
-
-		ret_ip = (__u64)BPF_CORE_READ(ri, ret_addr);
-		node = BPF_CORE_READ(node, next);
-	}
-	return ret_ip == kretprobe_trampoline ? 0 : ret_ip;
-#else
-	return 0;
-#endif
-}
-
 /* kprobe mode: the same bodies; user space attaches them to the names it found. */
 SEC("kprobe")
 int BPF_KPROBE(drainstat_kprobe_drain, bool force_all_cpus)
 {
-	drain_enter(ctx, force_all_cpus, CALL_INNER, false, kprobe_ret_ip(ctx));
+	drain_enter(ctx, force_all_cpus, CALL_INNER, false, 0);
 	return 0;
 }
 
 SEC("kprobe")
 int BPF_KPROBE(drainstat_kprobe_drain_all)
 {
-	drain_enter(ctx, false, CALL_API, false, kprobe_ret_ip(ctx));
+	drain_enter(ctx, false, CALL_API, false, 0);
 	return 0;
 }
 
 SEC("kprobe")
 int BPF_KPROBE(drainstat_kprobe_cache_disable)
 {
-	drain_enter(ctx, true, CALL_API, false, kprobe_ret_ip(ctx));
+	drain_enter(ctx, true, CALL_API, false, 0);
 	return 0;
 }
 
@@ -1050,7 +1385,9 @@ int BPF_KRETPROBE(drainstat_kretprobe_api)
 SEC("kprobe")
 int BPF_KPROBE(drainstat_kprobe_local)
 {
-	local_enter(ctx, kprobe_ret_ip(ctx));
+	__u64 caller = kprobe_caller(ctx);
+
+	local_enter(ctx, caller, kprobe_ret_ip(caller));
 	return 0;
 }
 

@@ -159,8 +159,8 @@ struct cpu_stats {
 #define FADVISE_ADVICE_SLOTS 7
 #define FADVISE_DONTNEED     4
 
+/* An advice's calls: latency_ns.count (one atomic a call less on the fadvise exit). */
 struct fadvise_stats {
-	__u64 calls;
 	__u64 escalations;
 	struct hist latency_ns;
 };
@@ -216,6 +216,7 @@ struct drain_state {
 	__u64 lock_ns;
 	__u64 slowest_work_ns; /* dispatch + run of its slowest work */
 	__u64 fadvise_ns;      /* start of the fadvise call it came in, 0 if none */
+	__u64 source;	       /* where it came from if known without its stack (bpf/), else 0 */
 	/*
 	 * Full mode: the trampoline frame of the entry or exit that the first
 	 * of its two programs handled, until the second sees it (see

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The kernel side of drainstat.h's log-linear histograms: add a sample, take
- * one back, keep a maximum; atomic, since a map value is shared by every CPU.
+ * one back, keep a maximum; atomic, since a map value is shared by every CPU,
+ * but for the histograms of one CPU's own (hist_add_local()).
  */
 #ifndef HIST_BPF_H
 #define HIST_BPF_H
@@ -34,6 +35,25 @@ static __always_inline void hist_add(struct hist *h, __u64 v)
 	if (!__sync_fetch_and_add(&h->bucket[b], 1))
 		__sync_fetch_and_or(&h->nonzero[b / 64], 1ULL << (b % 64));
 	max_update(&h->max, v);
+}
+
+/*
+ * hist_add() for a histogram that only one program writes, on one CPU: the
+ * kernel never runs a program twice at once on a CPU, so plain adds do.
+ * Readers see each word whole either way.
+ */
+static __always_inline void hist_add_local(struct hist *h, __u64 v)
+{
+	__u32 b = hist_bucket(v);
+
+	if (b >= HIST_BUCKETS)
+		b = HIST_BUCKETS - 1;
+	h->count++;
+	h->sum += v;
+	if (!h->bucket[b]++)
+		h->nonzero[b / 64] |= 1ULL << (b % 64);
+	if (v > h->max)
+		h->max = v;
 }
 
 /* Undo hist_add(h, v) except for max, which can only have grown. */

@@ -48,7 +48,7 @@ static struct arena_chunk *chunk_with_room(struct arena *a, size_t size)
 	return n;
 }
 
-void *arena__alloc(struct arena *a, size_t size)
+void *arena__alloc_uninit(struct arena *a, size_t size)
 {
 	struct arena_chunk *c;
 	void *p;
@@ -60,7 +60,14 @@ void *arena__alloc(struct arena *a, size_t size)
 	a->cur = c;
 	p = c->data + c->used;
 	c->used += size;
-	return memset(p, 0, size);
+	return p;
+}
+
+void *arena__alloc(struct arena *a, size_t size)
+{
+	void *p = arena__alloc_uninit(a, size);
+
+	return p ? memset(p, 0, size) : NULL;
 }
 
 void arena__reset(struct arena *a)

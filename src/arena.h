@@ -19,6 +19,8 @@ struct arena {
 
 /* size bytes, 8-aligned, zeroed: NULL when out of memory. */
 void *arena__alloc(struct arena *a, size_t size);
+/* The same, not zeroed: for arrays the caller fills before reading (histogram buckets). */
+void *arena__alloc_uninit(struct arena *a, size_t size);
 void arena__reset(struct arena *a);
 void arena__free(struct arena *a);
 

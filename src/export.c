@@ -254,7 +254,13 @@ static int name_temp(int fd, const char *tmp)
 	return linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) ? -errno : 0;
 }
 
-/* Runs emit() into the open temp file and makes its content durable; fd stays open. */
+/*
+ * Runs emit() into the open temp file; fd stays open. Nothing is synced, not
+ * the file nor the directory after the rename: the rename alone gives a reader
+ * the old file or the new one, never a part (the directory's fsync only made
+ * the rename outlive a crash), and after a crash drainstat starts again, and
+ * its counters with it.
+ */
 static int write_temp(int fd, void (*emit)(FILE *f, const void *arg), const void *arg)
 {
 	int out, err = 0;
@@ -278,20 +284,6 @@ static int write_temp(int fd, void (*emit)(FILE *f, const void *arg), const void
 	errno = 0;
 	if (fclose(f) && !err)
 		err = errno_or(-EIO);
-	if (!err && fsync(fd))
-		err = -errno;
-	return err;
-}
-
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd))
-		err = -errno;
-	close(fd);
 	return err;
 }
 
@@ -351,7 +343,7 @@ int export__write(struct export *e, void (*emit)(FILE *f, const void *arg), cons
 		close(e->held);
 	e->held = fd;
 	fstat(fd, &e->held_st);
-	return fsync_dir(e->dir);
+	return 0;
 }
 
 const struct export_why *export__why(const struct export *e)

@@ -30,8 +30,8 @@ void export__free(struct export *e);
  * Writes what emit() prints to the path atomically, as its one writer: an
  * unnamed temp file (O_TMPFILE) in the same directory, or where the filesystem
  * has none a named one (O_CREAT|O_EXCL|O_NOFOLLOW) ".<basename>.tmp.<pid>"
- * (the basename cut to fit NAME_MAX), mode 0644 whatever the umask, fsync,
- * renamed over the path, fsync of the directory.
+ * (the basename cut to fit NAME_MAX), mode 0644 whatever the umask, renamed
+ * over the path. Not synced: atomic for readers, not durable across a crash.
  *
  * Only a regular file is ever replaced, or a new one created: a symbolic link
  * at the path gives -ELOOP, a directory -EISDIR, a device, FIFO or socket
@@ -42,8 +42,7 @@ void export__free(struct export *e);
  * path that another process holds gives -EBUSY (export__why()->holder), so two
  * drainstats never take turns on one file. Never leaves a partial file at the
  * path; removes its temp file on any failure, and never touches one it did
- * not create (a symlink planted there gives -EEXIST). 0 or -errno; an error
- * from the final directory fsync comes after the path was replaced.
+ * not create (a symlink planted there gives -EEXIST). 0 or -errno.
  */
 int export__write(struct export *e, void (*emit)(FILE *f, const void *arg), const void *arg);
 

@@ -46,6 +46,21 @@ static __u64 read_once(const __u64 *p)
 	return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
+void hist__prefetch(const struct hist *h)
+{
+	__u32 w, b;
+
+	for (w = 0; w < HIST_NONZERO_WORDS; w++) {
+		__u64 nonzero = read_once(&h->nonzero[w]);
+
+		for (; nonzero; nonzero &= nonzero - 1) {
+			b = w * 64 + (__u32)__builtin_ctzll(nonzero);
+			if (b < HIST_BUCKETS)
+				__builtin_prefetch(&h->bucket[b]);
+		}
+	}
+}
+
 int hist__read(const struct hist *h, struct arena *a, struct sparse_hist *out)
 {
 	__u64 nonzero[HIST_NONZERO_WORDS];
@@ -63,7 +78,7 @@ int hist__read(const struct hist *h, struct arena *a, struct sparse_hist *out)
 	out->nr = 0;
 	if (!nr)
 		return 0;
-	v = arena__alloc(a, nr * sizeof(*v));
+	v = arena__alloc_uninit(a, nr * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	for (w = 0; w < HIST_NONZERO_WORDS; w++) {
@@ -118,7 +133,7 @@ static int delta_buckets(const struct sparse_hist *cur, const struct sparse_hist
 	out->nr = 0;
 	if (!cur->nr)
 		return 0;
-	v = arena__alloc(a, cur->nr * sizeof(*v));
+	v = arena__alloc_uninit(a, cur->nr * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	for (i = 0; i < cur->nr; i++) {
@@ -186,7 +201,7 @@ int hist__merge(struct sparse_hist *into, const struct sparse_hist *h, struct ar
 		into->nr = h->nr;
 		return 0;
 	}
-	v = arena__alloc(a, (into->nr + h->nr) * sizeof(*v));
+	v = arena__alloc_uninit(a, (into->nr + h->nr) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	while (i < into->nr || j < h->nr) {

@@ -36,6 +36,11 @@ void hist__add(struct hist *h, __u64 v);
  * the kernel's, read in place). 0 or -ENOMEM.
  */
 int hist__read(const struct hist *h, struct arena *a, struct sparse_hist *out);
+/*
+ * Asks for the buckets h's bitmap marks, without waiting for them: several
+ * histograms' cache misses then overlap before hist__read() reads each.
+ */
+void hist__prefetch(const struct hist *h);
 
 /*
  * The value below which a fraction p (0 < p <= 1) of the samples lie: the

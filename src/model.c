@@ -102,6 +102,20 @@ static __u64 delta(__u64 cur, const __u64 *prev)
 	return prev && cur >= *prev ? cur - *prev : prev ? 0 : cur;
 }
 
+/*
+ * out = cur - prev. Without prev (the export's totals since start) out is cur
+ * itself, a view of the snapshot's buckets: no copy of every bucket an
+ * interval, and the model is freed before its snapshot (model.h).
+ */
+static int hist_since(const struct sparse_hist *cur, const struct sparse_hist *prev,
+		      struct arena *a, struct sparse_hist *out)
+{
+	if (prev)
+		return hist__delta(cur, prev, a, out);
+	*out = *cur;
+	return 0;
+}
+
 /* into += cur - prev; into is still zero when fresh, and takes the difference directly. */
 static int merge_delta(struct arena *a, struct sparse_hist *into, const struct sparse_hist *cur,
 		       const struct sparse_hist *prev, bool fresh)
@@ -113,8 +127,8 @@ static int merge_delta(struct arena *a, struct sparse_hist *into, const struct s
 	if (cur->count == (prev ? prev->count : 0) && cur->sum == (prev ? prev->sum : 0))
 		return 0;
 	if (fresh)
-		return hist__delta(cur, prev, a, into);
-	err = hist__delta(cur, prev, a, &h);
+		return hist_since(cur, prev, a, into);
+	err = hist_since(cur, prev, a, &h);
 	return err ? err : hist__merge(into, &h, a);
 }
 
@@ -178,7 +192,8 @@ static struct model_site *row_for(struct model *m, struct row_index *ix, const c
 	row = &m->sites[m->nr_sites++];
 	ix->slots[i] = m->nr_sites;
 	memset(row, 0, sizeof(*row));
-	snprintf(row->site, sizeof(row->site), "%s", site);
+	/* site is a symbolized's, of the same size: it fits (no snprintf per row) */
+	memcpy(row->site, site, strnlen(site, sizeof(row->site) - 1));
 	memcpy(row->comm, comm, sizeof(row->comm));
 	return row;
 }
@@ -244,49 +259,53 @@ static int cmp_stacks(const void *a, const void *b)
 	return x->drains == y->drains ? 0 : x->drains > y->drains ? -1 : 1;
 }
 
-static int cmp_sites(const void *a, const void *b)
+/* A row's place in the sort: its keys beside it, so that comparing reads no row but on a tie. */
+struct row_rank {
+	__u64 wait_ns;
+	__u64 drains;
+	struct model_site *row; /* NULL once moved */
+};
+
+static int cmp_rank(const void *a, const void *b)
 {
-	const struct model_site *x = *(const struct model_site *const *)a;
-	const struct model_site *y = *(const struct model_site *const *)b;
+	const struct row_rank *x = a, *y = b;
 	int c;
 
-	const __u64 xw = x->hist[SITE_WAIT_NS].sum, yw = y->hist[SITE_WAIT_NS].sum;
-	const __u64 xd = x->count[SITE_DRAINS], yd = y->count[SITE_DRAINS];
-
-	if (xw != yw)
-		return xw > yw ? -1 : 1;
-	if (xd != yd)
-		return xd > yd ? -1 : 1;
-	c = strcmp(x->site, y->site);
-	return c ? c : strcmp(x->comm, y->comm);
+	if (x->wait_ns != y->wait_ns)
+		return x->wait_ns > y->wait_ns ? -1 : 1;
+	if (x->drains != y->drains)
+		return x->drains > y->drains ? -1 : 1;
+	c = strcmp(x->row->site, y->row->site);
+	return c ? c : strcmp(x->row->comm, y->row->comm);
 }
 
 /*
- * Sorts the rows, largest total wait first: pointers are sorted, then each row
- * moves once, along the cycles of the permutation.
+ * Sorts the rows, largest total wait first: their ranks are sorted, then each
+ * row moves once, along the cycles of the permutation.
  */
 static int sort_sites(struct model *m)
 {
 	size_t n = (size_t)m->nr_sites, i, j, from;
-	struct model_site **order = malloc((n + 1) * sizeof(*order));
+	struct row_rank *order = malloc((n + 1) * sizeof(*order));
 	struct model_site *held = malloc(sizeof(*held));
 	int err = order && held ? 0 : -ENOMEM;
 
 	for (i = 0; !err && i < n; i++)
-		order[i] = &m->sites[i];
+		order[i] = (struct row_rank){m->sites[i].hist[SITE_WAIT_NS].sum,
+					     m->sites[i].count[SITE_DRAINS], &m->sites[i]};
 	if (!err)
-		qsort(order, n, sizeof(*order), cmp_sites);
+		qsort(order, n, sizeof(*order), cmp_rank);
 	for (i = 0; !err && i < n; i++) {
-		if (!order[i] || order[i] == &m->sites[i])
+		if (!order[i].row || order[i].row == &m->sites[i])
 			continue;
 		/* row i goes where it belongs; each place takes the row sorted to it */
 		*held = m->sites[i];
-		for (j = i; (from = (size_t)(order[j] - m->sites)) != i; j = from) {
+		for (j = i; (from = (size_t)(order[j].row - m->sites)) != i; j = from) {
 			m->sites[j] = m->sites[from];
-			order[j] = NULL;
+			order[j].row = NULL;
 		}
 		m->sites[j] = *held;
-		order[j] = NULL;
+		order[j].row = NULL;
 	}
 	free(order);
 	free(held);
@@ -344,8 +363,8 @@ static int build_cpus(struct model *m, const struct snapshot *cur, const struct 
 		for (i = 0; i < CPU_COUNTS; i++)
 			mc->count[i] = delta(c->count[i], p ? &p->count[i] : NULL);
 		for (i = 0; i < CPU_HISTS; i++)
-			if ((err = hist__delta(&c->hist[i], p ? &p->hist[i] : NULL, &m->arena,
-					       &mc->hist[i])))
+			if ((err = hist_since(&c->hist[i], p ? &p->hist[i] : NULL, &m->arena,
+					      &mc->hist[i])))
 				return err;
 		m->nr_cpus++;
 	}
@@ -364,8 +383,8 @@ static int build_fadvise(struct model *m, const struct snapshot *cur, const stru
 		f->advice = advice_names[i];
 		f->calls = delta(c->calls, p ? &p->calls : NULL);
 		f->escalations = delta(c->escalations, p ? &p->escalations : NULL);
-		err = hist__delta(&c->latency_ns, p ? &p->latency_ns : NULL, &m->arena,
-				  &f->latency_ns);
+		err = hist_since(&c->latency_ns, p ? &p->latency_ns : NULL, &m->arena,
+				 &f->latency_ns);
 		if (err)
 			return err;
 	}

@@ -137,7 +137,7 @@ struct model {
 	int nr_stuck;
 	int mutex_waiters;
 	__u64 oldest_in_flight_ns;
-	struct arena arena; /* the buckets of every histogram above, and the stacks' frames */
+	struct arena arena; /* the histograms' buckets (or cur's: model__build()), the frames */
 };
 
 /* A drain of the -T log as it ended, its frames named (model__slow_drain()). */
@@ -175,7 +175,11 @@ bool model__counter_is_loss(enum drainstat_counter c);
  */
 void model__sum_in_flight(struct model *m);
 
-/* cur - prev (prev may be NULL: everything since start). 0 or -ENOMEM. */
+/*
+ * cur - prev (prev may be NULL: everything since start). Without prev the
+ * histograms are views of cur's buckets: free the model before cur is reset
+ * or freed. 0 or -ENOMEM.
+ */
 int model__build(const struct snapshot *cur, const struct snapshot *prev, __u64 start_ns,
 		 const struct ksyms *ks, const struct model_info *info, struct model *out);
 void model__free(struct model *m);

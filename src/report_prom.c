@@ -49,18 +49,21 @@ struct prom_seen {
 	struct prom_series last[SITE_HISTS];
 };
 
-struct prom_memory {
-	struct prom_seen *seen;
-	int nr, cap, nr_kept;
-	struct prom_seen other; /* the series of site="other" */
-};
-
 /* One site label: the model's rows of that site summed over their comms. */
 struct prom_site {
 	const char *name;
 	__u64 count[SITE_COUNTS];
 	struct prom_series hist[SITE_HISTS];
 	struct prom_seen *seen; /* its memory; NULL without one */
+};
+
+struct prom_memory {
+	struct prom_seen *seen;
+	int nr, cap, nr_kept;
+	struct prom_seen other; /* the series of site="other" */
+	/* the sites of an export, kept for the next: no fresh pages every interval */
+	struct prom_site *sites;
+	int sites_cap;
 };
 
 struct prom_memory *prom_memory__new(void)
@@ -77,6 +80,7 @@ void prom_memory__free(struct prom_memory *pm)
 	if (!pm)
 		return;
 	free(pm->seen);
+	free(pm->sites);
 	free(pm);
 }
 
@@ -109,6 +113,8 @@ static void put_label_value(FILE *f, const char *s)
 /* Two site names that show as one label value are one series, or it would come twice. */
 static bool same_label(const char *a, const char *b)
 {
+	if (!strcmp(a, b)) /* the most frequent answer, found fastest */
+		return true;
 	for (; *a && *b; a++, b++)
 		if (label_char(*a) != label_char(*b))
 			return false;
@@ -145,23 +151,42 @@ static int le_index(__u32 b)
 	return i < NR_LE - 1 ? i : NR_LE - 1; /* past the last edge: +Inf */
 }
 
-/* into += h, as cumulative le counts: each bucket's samples at its edge, then summed upwards. */
-static void series_add_hist(struct prom_series *into, const struct sparse_hist *h)
+/* le_index() of every bucket, worked out once: the export places every bucket of every site. */
+static const __u8 *le_of_bucket(void)
 {
-	__u64 at[NR_LE] = {0}, below = 0;
+	static __u8 le[HIST_BUCKETS];
+	static bool made;
+	__u32 b;
+
+	if (!made) {
+		for (b = 0; b < HIST_BUCKETS; b++)
+			le[b] = (__u8)le_index(b);
+		made = true;
+	}
+	return le;
+}
+
+/*
+ * into += h, with into's le counts per edge, not yet cumulative (each
+ * bucket's samples at its edge): series_cumulate() sums them upwards once,
+ * when every row is in.
+ */
+static void series_add_hist(struct prom_series *into, const struct sparse_hist *h, const __u8 *le)
+{
 	__u32 j;
-	int i;
 
 	into->sum_ns += h->sum;
 	into->count += h->count;
-	if (!h->nr)
-		return;
 	for (j = 0; j < h->nr; j++)
-		at[le_index(h->buckets[j].b)] += h->buckets[j].n;
-	for (i = 0; i < NR_LE; i++) {
-		below += at[i];
-		into->le[i] += below;
-	}
+		into->le[le[h->buckets[j].b]] += h->buckets[j].n;
+}
+
+static void series_cumulate(struct prom_series *s)
+{
+	int i;
+
+	for (i = 1; i < NR_LE; i++)
+		s->le[i] += s->le[i - 1];
 }
 
 static void series_add(struct prom_series *into, const struct prom_series *s)
@@ -174,14 +199,23 @@ static void series_add(struct prom_series *into, const struct prom_series *s)
 	into->count += s->count;
 }
 
-static void add_row(struct prom_site *s, const struct model_site *r)
+/* s += r, the le counts per edge (site_cumulate() ends it). */
+static void add_row(struct prom_site *s, const struct model_site *r, const __u8 *le)
 {
 	int i;
 
 	for (i = 0; i < SITE_COUNTS; i++)
 		s->count[i] += r->count[i];
 	for (i = 0; i < SITE_HISTS; i++)
-		series_add_hist(&s->hist[i], &r->hist[i]);
+		series_add_hist(&s->hist[i], &r->hist[i], le);
+}
+
+static void site_cumulate(struct prom_site *s)
+{
+	int i;
+
+	for (i = 0; i < SITE_HISTS; i++)
+		series_cumulate(&s->hist[i]);
 }
 
 static void add_site(struct prom_site *into, const struct prom_site *s)
@@ -204,18 +238,24 @@ static int cmp_wait(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* The model's rows merged by site, largest total wait first; returns how many. */
+/*
+ * The model's rows merged by site into v (room for every row; each site
+ * cleared as it is made), largest total wait first; returns how many.
+ */
 static int merge_sites(const struct model *m, struct prom_site *v)
 {
+	const __u8 *le = le_of_bucket();
 	int i, j, n = 0;
 
 	for (i = 0; i < m->nr_sites; i++) {
 		for (j = 0; j < n && !same_label(v[j].name, m->sites[i].site); j++)
 			;
 		if (j == n)
-			v[n++].name = m->sites[i].site;
-		add_row(&v[j], &m->sites[i]);
+			v[n++] = (struct prom_site){.name = m->sites[i].site};
+		add_row(&v[j], &m->sites[i], le);
 	}
+	for (j = 0; j < n; j++)
+		site_cumulate(&v[j]);
 	qsort(v, (size_t)n, sizeof(*v), cmp_wait);
 	return n;
 }
@@ -565,22 +605,44 @@ static void put_info(FILE *f, const struct model_info *info, const char *version
 	fputs("} 1\n", f);
 }
 
+/*
+ * Room for n sites (uncleared): pm's, kept from the exports before, or without
+ * pm one to free (*owned). NULL: out of memory.
+ */
+static struct prom_site *sites_buffer(struct prom_memory *pm, int n, struct prom_site **owned)
+{
+	struct prom_site *v;
+
+	*owned = NULL;
+	if (!pm)
+		return *owned = malloc((size_t)n * sizeof(*v));
+	if (n > pm->sites_cap) {
+		v = realloc(pm->sites, (size_t)n * sizeof(*v));
+		if (!v)
+			return NULL;
+		pm->sites = v;
+		pm->sites_cap = n;
+	}
+	return pm->sites;
+}
+
 void report_prom__print(FILE *f, const struct model *m, const struct prom_opts *o)
 {
-	struct prom_site *v = calloc((size_t)m->nr_sites + 1, sizeof(*v));
+	struct prom_site *owned, *v = sites_buffer(o->memory, m->nr_sites + 1, &owned);
 	int i, n;
 
 	put_info(f, &m->info, o->version);
 	if (v) {
 		n = fold_other(v, merge_sites(m, v), o->max_sites, o->memory);
 		put_sites(f, &m->info, v, n);
-		free(v);
+		free(owned);
 	} else {
 		/* no memory to tell sites apart: still every count, all as "other" */
 		struct prom_site all = {.name = "other"};
 
 		for (i = 0; i < m->nr_sites; i++)
-			add_row(&all, &m->sites[i]);
+			add_row(&all, &m->sites[i], le_of_bucket());
+		site_cumulate(&all);
 		put_sites(f, &m->info, &all, m->nr_sites ? 1 : 0);
 	}
 	if (m->info.has_fadvise)

@@ -334,6 +334,13 @@ static int start_export(struct session *s)
 
 static void teardown(struct session *s)
 {
+	__u64 walks;
+
+	if (s->tracer && !tracer__stack_walks(s->tracer, &walks))
+		note(s, "%llu kernel stacks walked (%s)", (unsigned long long)walks,
+		     s->opts->stacks || s->opts->slow_ns
+			 ? "every drain's: -s or -T"
+			 : "one per caller and comm where the caller is known without one");
 	tracer__free(s->tracer);
 	ksyms__free(s->ksyms);
 	slowlog__free(s->slowlog);

@@ -285,6 +285,7 @@ static const char *const setup_symbol_names[SYM_NR] = {
     [SYM_DRAIN_ALL_INNER] = "__lru_add_drain_all",
     [SYM_CACHE_DISABLE] = "lru_cache_disable",
     [SYM_KRETPROBE_TRAMPOLINE] = "__kretprobe_trampoline",
+    [SYM_RETHOOK_TRAMPOLINE] = "arch_rethook_trampoline",
 };
 
 static void *scan_symbols(void *arg)
@@ -361,6 +362,7 @@ static int symbols_ready(void *arg, struct tracer_symbols *syms)
 	    .drain_fn = addrs[SYM_DRAIN_ALL_INNER] ? setup_symbol_names[SYM_DRAIN_ALL_INNER] : NULL,
 	    .has_cache_disable = addrs[SYM_CACHE_DISABLE] != 0,
 	    .kretprobe_trampoline = addrs[SYM_KRETPROBE_TRAMPOLINE],
+	    .rethook_trampoline = addrs[SYM_RETHOOK_TRAMPOLINE],
 	};
 	return 0;
 }
@@ -484,6 +486,7 @@ static void tracer_options(struct session *s, struct tracer_opts *topts)
 	    .has_ipi_send_cpu = s->btf.ipi_send_cpu,
 	    .tracefs = TRACEFS,
 	    .slow_threshold_ns = s->opts->slow_ns,
+	    .every_stack = s->opts->stacks || s->opts->slow_ns,
 	    .fds_beside = fds_beside(s),
 	    .fds_needed = &s->needs.fds,
 	};

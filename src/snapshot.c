@@ -126,8 +126,27 @@ static int grow_sites(struct snapshot *snap)
 	/* by_key pointed into the old array and was as long: made again when sorted */
 	free(snap->by_key);
 	snap->by_key = NULL;
+	snap->by_key_nr = 0;
 	snap->sites_sorted = false;
 	return 0;
+}
+
+/*
+ * The kernel's 12 KB of a site are rarely in cache, and each hist__read()
+ * would wait for its histogram's start (the bitmap) and then for its buckets,
+ * one histogram after the other: all the starts are asked for at once, then
+ * all the buckets in use, so that the misses overlap.
+ */
+static void prefetch_hists(const struct site_stats *stats)
+{
+	int i;
+
+	for (i = 0; i < SITE_HISTS; i++) {
+		__builtin_prefetch(&stats->hist[i].count);
+		__builtin_prefetch(&stats->hist[i].nonzero[HIST_NONZERO_WORDS - 1]);
+	}
+	for (i = 0; i < SITE_HISTS; i++)
+		hist__prefetch(&stats->hist[i]);
 }
 
 int snapshot__add_site(struct snapshot *snap, const struct site_stats *stats, const __u64 *ips,
@@ -139,6 +158,7 @@ int snapshot__add_site(struct snapshot *snap, const struct site_stats *stats, co
 	if (snap->nr_sites == snap->sites_cap && (err = grow_sites(snap)))
 		return err;
 	s = &snap->sites[snap->nr_sites];
+	prefetch_hists(stats);
 	s->key = stats->key;
 	for (i = 0; i < SITE_COUNTS; i++)
 		s->count[i] = stats->count[i];
@@ -184,7 +204,7 @@ int snapshot__set_fadvise(struct snapshot *snap, int slot, const struct fadvise_
 {
 	struct snap_fadvise *s = &snap->fadvise[slot];
 
-	s->calls = f->calls;
+	s->calls = f->latency_ns.count;
 	s->escalations = f->escalations;
 	return hist__read(&f->latency_ns, &snap->buckets, &s->latency_ns);
 }
@@ -202,12 +222,34 @@ static int cmp_site(const void *a, const void *b)
 		       &(*(const struct snap_site *const *)b)->key);
 }
 
+/*
+ * by_key as the last sort left it, if that was of as many sites, is every site
+ * still (the array has not moved since: growing it drops by_key); and the
+ * kernel's table is read in the same order every interval, so that order is
+ * most often right as it is: checking it takes n comparisons, a sort n log n.
+ */
+static bool still_sorted(const struct snapshot *snap)
+{
+	int i;
+
+	if (!snap->by_key || snap->by_key_nr != snap->nr_sites)
+		return false;
+	for (i = 1; i < snap->nr_sites; i++)
+		if (cmp_key(&snap->by_key[i - 1]->key, &snap->by_key[i]->key) > 0)
+			return false;
+	return true;
+}
+
 int snapshot__sort_sites(struct snapshot *snap)
 {
 	int i;
 
 	if (snap->sites_cap < snap->nr_sites)
 		return -EINVAL;
+	if (still_sorted(snap)) {
+		snap->sites_sorted = true;
+		return 0;
+	}
 	/* as many as sites_cap: the tracer frees it when the sites grow */
 	if (!snap->by_key) {
 		snap->by_key = malloc((size_t)(snap->sites_cap + 1) * sizeof(*snap->by_key));
@@ -217,6 +259,7 @@ int snapshot__sort_sites(struct snapshot *snap)
 	for (i = 0; i < snap->nr_sites; i++)
 		snap->by_key[i] = &snap->sites[i];
 	qsort(snap->by_key, (size_t)snap->nr_sites, sizeof(*snap->by_key), cmp_site);
+	snap->by_key_nr = snap->nr_sites;
 	snap->sites_sorted = true;
 	return 0;
 }

@@ -70,6 +70,7 @@ struct snapshot {
 	int sites_cap;	   /* sites allocated: a snapshot read again reuses them */
 	bool sites_sorted; /* by_key holds the sites sorted: lookups are a binary search */
 	const struct snap_site **by_key; /* sites_cap of them; sorting them moves no site */
+	int by_key_nr;			 /* how many by_key held when last sorted; 0: none */
 	struct snap_cpu *cpus;
 	int nr_cpus;
 	int cpus_cap;

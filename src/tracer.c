@@ -152,6 +152,7 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 			sizeof(skel->rodata->filter_comm) - 1);
 	skel->rodata->filter_cgroup_id = opts->filter_cgroup_id;
 	skel->rodata->slow_threshold_ns = opts->slow_threshold_ns;
+	skel->rodata->every_stack = opts->every_stack;
 	if (opts->filter_victims) {
 		skel->rodata->filter_victims = true;
 		memcpy((void *)skel->rodata->victim_cpus, opts->filter_victims,
@@ -476,8 +477,9 @@ static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain
 	}
 	if (!err) {
 		/* no program runs before it is attached: none sees the address unset */
-		t->skel->bss->drain_work_fn = t->syms.drain_work_fn;
-		t->skel->bss->kretprobe_trampoline = t->syms.kretprobe_trampoline;
+		t->skel->data_symbols->drain_work_fn = t->syms.drain_work_fn;
+		t->skel->data_symbols->kretprobe_trampoline = t->syms.kretprobe_trampoline;
+		t->skel->data_symbols->rethook_trampoline = t->syms.rethook_trampoline;
 		*failed = TRACER_ATTACH;
 		err = attach(t, &plan);
 	}

@@ -32,8 +32,13 @@ struct tracer_symbols {
 	 */
 	const char *drain_fn;
 	bool has_cache_disable; /* lru_cache_disable() exists (5.13 and later) */
-	/* __kretprobe_trampoline's address, 0 if none: a return address a kretprobe took */
+	/*
+	 * The addresses a kretprobe puts in a return address's place, 0 if none:
+	 * __kretprobe_trampoline, and arch_rethook_trampoline where kretprobes
+	 * run on rethook
+	 */
 	__u64 kretprobe_trampoline;
+	__u64 rethook_trampoline;
 };
 
 struct tracer_opts {
@@ -55,6 +60,7 @@ struct tracer_opts {
 	bool has_ipi_send_cpu;	 /* the ipi:ipi_send_cpu tracepoint exists */
 	const char *tracefs;	 /* where tracefs is mounted */
 	__u64 slow_threshold_ns; /* -T; 0: no slow-drain log */
+	bool every_stack;	 /* -s, -T: every drain's kernel stack (see bpf/) */
 	/* the most fds the caller has open at once beside the tracer's, those open now included */
 	unsigned int fds_beside;
 	/* NULL, or where tracer__start() failing with -EMFILE says what the mode it tried needs */
@@ -128,6 +134,8 @@ int tracer__watch_slow(struct tracer *t, slow_drain_fn fn, void *arg);
 int tracer__slow_fd(const struct tracer *t);
 int tracer__consume_slow(struct tracer *t);
 const struct tracer_features *tracer__features(const struct tracer *t);
+/* Kernel stacks the programs walked so far: 0 or -errno. */
+int tracer__stack_walks(const struct tracer *t, __u64 *walks);
 void tracer__free(struct tracer *t);
 
 #endif /* TRACER_H */

@@ -166,22 +166,36 @@ static int read_fadvise(const struct tracer *t, struct snapshot *snap)
 	return 0;
 }
 
-/* counters is per-CPU: sum the CPUs' slots. */
-static int read_counters(const struct tracer *t, struct snapshot *snap)
+/* A per-CPU map's slot key, summed over the CPUs into *sum. */
+static int read_percpu_sum(const struct tracer *t, const struct bpf_map *map, __u32 key, __u64 *sum)
 {
 	__u64 *percpu = calloc((size_t)t->nr_cpus, sizeof(__u64));
-	__u32 c;
-	int cpu, err = 0;
+	int cpu, err;
 
 	if (!percpu)
 		return -ENOMEM;
-	for (c = 0; c < CNT_NR && !err; c++) {
-		err = bpf_map__lookup_elem(t->skel->maps.counters, &c, sizeof(c), percpu,
-					   sizeof(__u64) * (size_t)t->nr_cpus, 0);
-		for (cpu = 0; cpu < t->nr_cpus && !err; cpu++)
-			snap->counters[c] += percpu[cpu];
-	}
+	err = bpf_map__lookup_elem(map, &key, sizeof(key), percpu,
+				   sizeof(__u64) * (size_t)t->nr_cpus, 0);
+	for (cpu = 0; cpu < t->nr_cpus && !err; cpu++)
+		*sum += percpu[cpu];
 	free(percpu);
+	return err;
+}
+
+int tracer__stack_walks(const struct tracer *t, __u64 *walks)
+{
+	*walks = 0;
+	return read_percpu_sum(t, t->skel->maps.stack_walks, 0, walks);
+}
+
+/* counters is per-CPU: sum the CPUs' slots. */
+static int read_counters(const struct tracer *t, struct snapshot *snap)
+{
+	__u32 c;
+	int err = 0;
+
+	for (c = 0; c < CNT_NR && !err; c++)
+		err = read_percpu_sum(t, t->skel->maps.counters, c, &snap->counters[c]);
 	return err;
 }
 

@@ -188,7 +188,7 @@ static int open_programs(void)
 	err = drainstat_bpf__load(skel);
 	if (err)
 		return err;
-	skel->bss->drain_work_fn = DRAIN_WORK_FN;
+	skel->data_symbols->drain_work_fn = DRAIN_WORK_FN;
 	return 0;
 }
 

@@ -72,6 +72,16 @@ expect_eq "fadvise escalations = drains" "$(fadvise_field "$OUT" dontneed 3)" "$
 expect_eq "victim CPU $CPU_A works = drains" "$(cpu_field "$OUT" $CPU_A 2)" "$drains"
 expect_eq "victim CPU $CPU_A self works" "$(cpu_field "$OUT" $CPU_A 3)" 0
 expect_eq "nothing lost" "$(awk '/drains, .* works/ { print $(NF-1); exit }' "$OUT")" 0
+# every drain came in a DONTNEED call of one comm: its first walks the stack,
+# the others take that site (-s and -T walk each: tests/host/test_slow.sh).
+# Where entry is visible, so do the local drains, one walk per caller:
+# generic_fadvise's and the few of the process's exit.
+if [ "$(mode_of "$OUT")" = tracepoint ]; then
+	expect_eq "kernel stacks walked for $drains drains" "$(stack_walks "$OUT.err")" 1
+else
+	expect_range "kernel stacks walked for $drains drains and their local drains" \
+		"$(stack_walks "$OUT.err")" 2 8
+fi
 check_mode "$OUT"
 check "no BPF program left attached" progs_gone "$MINE"
 [ -n "${VERBOSE:-}" ] && cat "$OUT"

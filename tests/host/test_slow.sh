@@ -17,7 +17,7 @@ slow_run() {
 	wl=$!
 	wait_comm $wl "$COMM" || return 1
 	truth_begin $wl
-	start_drainstat "$out" -T "$threshold" -p $wl || return 1
+	start_drainstat "$out" -v -T "$threshold" -p $wl || return 1
 	kill -USR1 $wl
 	wait $wl
 	OUT=$out truth_end
@@ -40,6 +40,14 @@ expect_eq "-T 1ns: each has the kernel stack from the drain" \
 expect_eq "-T 1ns: each user stack starts in libc's posix_fadvise, named" \
 	"$(grep -A1 '^    user stack:' "$OUT" | grep -c 'posix_fadvise[0-9]*+0x[0-9a-f]* (libc\.so\.6)')" "$events"
 check "-T 1ns: nothing lost" grep -q ", 0 lost$" "$OUT"
+# -T takes each drain's own stack, where a run without it walks one per caller;
+# where entry is visible, each local drain's too (generic_fadvise's, one a call)
+if [ "$(mode_of "$OUT")" = tracepoint ]; then
+	expect_eq "-T 1ns: a kernel stack walked per drain" "$(stack_walks "$OUT.err")" "$drains"
+else
+	expect_range "-T 1ns: a kernel stack walked per drain and local drain" \
+		"$(stack_walks "$OUT.err")" "$((2 * drains))" "$((2 * N + 10))"
+fi
 
 slow_run "$OUT" 10s
 check "-T 10s: no event" bash -c "! grep -q 'SLOW DRAIN' '$OUT'"

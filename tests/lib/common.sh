@@ -88,6 +88,12 @@ start_drainstat() {
 	return 1
 }
 
+# stack_walks ERR: the kernel stacks a drainstat -v walked, from its exit line in
+# ERR (its standard error); empty if the line is not there.
+stack_walks() {
+	awk '/^drainstat: [0-9]+ kernel stacks walked / { print $2 }' "$1"
+}
+
 # wait_output SECONDS PID PATTERN FILE: waits until FILE, the output of
 # process PID, has a line matching PATTERN (0); 1 once PID is gone or SECONDS
 # have passed.

@@ -129,10 +129,8 @@ static inline struct golden_maps *golden__make_maps(int scale, const char *evil)
 	k->cpus[1].count[CPU_SELF_WORKS] = 3;
 	golden__hist_fill(&k->cpus[1].hist[CPU_DISPATCH_NS], 25 * us, 500, 5);
 	golden__hist_fill(&k->cpus[1].hist[CPU_RUN_NS], 800 * us, 8000, 5);
-	k->fadvise[FADVISE_DONTNEED].calls = 300 * (__u64)scale;
 	k->fadvise[FADVISE_DONTNEED].escalations = 300 * (__u64)scale;
 	golden__hist_fill(&k->fadvise[FADVISE_DONTNEED].latency_ns, 50 * us, 1000, 300 * scale);
-	k->fadvise[1].calls = 1;
 	golden__hist_fill(&k->fadvise[1].latency_ns, 900, 0, 1);
 	k->counters[CNT_STACK_LOST] = 1;
 	k->counters[CNT_WORK_UNSEEN] = 2;

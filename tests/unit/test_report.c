@@ -232,6 +232,44 @@ static void test_rows_sorted(void)
 	snapshot__free(&s);
 }
 
+/* Sites with stack ids first..first+n-1 (step step, modulo n) into s, read again. */
+static void read_sites(struct snapshot *s, int n, int step)
+{
+	struct site_stats *site = calloc(1, sizeof(*site));
+	int k;
+
+	CHECK(site != NULL);
+	snapshot__reset(s, 1000 * MS);
+	for (k = 0; site && k < n; k++) {
+		site->key.stack_id = (k * step) % n;
+		CHECK(snapshot__add_site(s, site, NULL, 0) == 0);
+	}
+	free(site);
+	CHECK(snapshot__sort_sites(s) == 0);
+}
+
+/*
+ * A snapshot read again keeps the order of its last sort when it still holds:
+ * lookups must be right whether the sites came in the same order or another.
+ */
+static void test_sort_kept_across_readings(void)
+{
+	enum { N = 101 };
+	static const int steps[] = {1, 1, 37, 37, 1}; /* orders: the same again, or another */
+	struct snapshot s = {};
+	int i, k, found = 1;
+
+	for (i = 0; i < (int)(sizeof(steps) / sizeof(steps[0])); i++) {
+		read_sites(&s, N, steps[i]);
+		for (k = 0; k < N; k++)
+			found &= snapshot__find_site(&s, &s.sites[k].key) == &s.sites[k];
+	}
+	CHECK(found);
+	read_sites(&s, N - 1, 1); /* fewer sites: sorted again */
+	CHECK(snapshot__find_site(&s, &s.sites[N - 2].key) == &s.sites[N - 2]);
+	snapshot__free(&s);
+}
+
 /* The rows of the CPU table (lines from "CPU " to the blank line after it). */
 static int cpu_rows(const char *text)
 {
@@ -296,6 +334,7 @@ int main(void)
 	RUN(test_report_in_flight);
 	RUN(test_report_empty);
 	RUN(test_rows_sorted);
+	RUN(test_sort_kept_across_readings);
 	RUN(test_report_many_cpus);
 	RUN(test_escape);
 	return failed ? 1 : 0;

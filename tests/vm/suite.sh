@@ -25,7 +25,7 @@ forced_run() {
 		return 1
 	fi
 	# the comm, not -p: the workload's exit would end the run before SIGINT
-	if ! start_drainstat "$out" --mode="$mode" -c "$comm"; then
+	if ! start_drainstat "$out" -v --mode="$mode" -c "$comm"; then
 		fail "$mode: drainstat starts" "$(head -c 300 "$out.err")"
 		kill $wl
 		return 1
@@ -56,6 +56,22 @@ check_forced_counts() {
 	expect_eq "$mode: fadvise DONTNEED calls" "$(fadvise_field "$out" dontneed 2)" $N
 	expect_eq "$mode: fadvise escalations, one a drain" "$(fadvise_field "$out" dontneed 3)" "$drains"
 	expect_eq "$mode: nothing lost" "$(awk '/drains, .* works/ { print $(NF-1); exit }' "$out")" 0
+	check_stack_walks "$mode" "$out" "$drains"
+}
+
+# check_stack_walks MODE OUT DRAINS: the drains of one comm from one caller walk
+# the kernel stack once. Where entry is visible, the caller is its return
+# address, and the local drains (generic_fadvise's, the exit's) add one walk per
+# caller; in tracepoint mode, it is the DONTNEED call the drain came in.
+check_stack_walks() {
+	local walks
+	walks=$(stack_walks "$2.err")
+	echo "# $1 ($(mode_of "$2")): $walks kernel stacks walked for $3 drains"
+	if [ "$(mode_of "$2")" = tracepoint ]; then
+		expect_eq "$1: kernel stacks walked" "$walks" 1
+	else
+		expect_range "$1: kernel stacks walked, drains and local drains" "$walks" 2 8
+	fi
 }
 
 # Entry visible: the wait is exact and covers the works; lock time is there.
@@ -104,7 +120,7 @@ preempt_run() {
 	local drains skipped twins ds=/tmp/drainstat-cpu0
 	printf '#!/bin/sh\nexec taskset -c 0 %s "$@"\n' "$DRAINSTAT" >$ds
 	chmod +x $ds
-	if ! DRAINSTAT=$ds start_drainstat "$out" --mode="$mode" -c $comm ${3:-}; then
+	if ! DRAINSTAT=$ds start_drainstat "$out" -v --mode="$mode" -c $comm ${3:-}; then
 		fail "preempt $mode: drainstat starts" "$(head -c 300 "$out.err")"
 		return 1
 	fi
@@ -121,7 +137,12 @@ preempt_run() {
 	skipped=$(awk '/^lost skipped: / { n += $3 } END { if (n) print n }' "$out")
 	twins=$(awk '/^note twin_skips: / { n += $3 } END { print n + 0 }' "$out")
 	echo "# preempt $mode${3:+ every ${3}s} ($(mode_of "$out")): $action, $calls calls on CPU 0:" \
-		"$drains drains, skips $twins covered by a twin, ${skipped:-0} not"
+		"$drains drains, skips $twins covered by a twin, ${skipped:-0} not," \
+		"$(stack_walks "$out.err") kernel stacks walked"
+	# not in the fadvise path: the caller's return address names these drains;
+	# four processes of one comm may each walk its first drain (and local
+	# drain) before one of them has named the site
+	expect_range "preempt $mode: kernel stacks walked, $drains drains" "$(stack_walks "$out.err")" 1 12
 	if [ -z "$skipped" ]; then
 		expect_eq "preempt $mode: every drain counted" "$drains" $calls
 		expect_eq "preempt $mode: nothing in flight at the end" \
