@@ -257,7 +257,10 @@ static __always_inline void open_drains_add(__s32 delta)
  * queue_work_on() call, on the CPU of the queue_work tracepoint, with
  * interrupts off in between; the hook takes the gate down at that IPI, so
  * that the caller's other IPIs (the wakeups of its own threads) stop there.
- * Per CPU, so that the hook reads a line no other CPU writes.
+ * Per CPU, so that the hook reads a line no other CPU writes; ipi_gates_up
+ * counts the gates up (a gate left up, its CPU polling for work, stays counted
+ * until the next queue there): with none, the hook reads one word of .bss,
+ * which no CPU writes while nothing drains.
  */
 struct ipi_gate {
 	__u32 caller_tid; /* 0: down */
@@ -270,6 +273,8 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ipi_gate);
 } ipi_gate SEC(".maps");
+
+__s32 ipi_gates_up;
 
 /* Slots of the sites array taken so far: may pass its size by the CPUs that raced for the last. */
 __u32 site_slots_used;
@@ -685,10 +690,12 @@ static __always_inline void ipi_gate_open(__u32 tid, __u32 target_cpu)
 	__u32 zero = 0;
 	struct ipi_gate *gate = bpf_map_lookup_elem(&ipi_gate, &zero);
 
-	if (gate) {
-		gate->caller_tid = tid;
-		gate->target_cpu = target_cpu;
-	}
+	if (!gate)
+		return;
+	if (!gate->caller_tid)
+		__sync_fetch_and_add(&ipi_gates_up, 1);
+	gate->caller_tid = tid;
+	gate->target_cpu = target_cpu;
 }
 
 static __always_inline void on_queue(void *ctx, int target_cpu, struct work_struct *work)
@@ -1193,18 +1200,22 @@ static __always_inline void local_exit(void)
  */
 static __always_inline void on_ipi(__u32 cpu)
 {
-	struct ipi_gate *gate = bpf_map_lookup_elem(&ipi_gate, &(__u32){0});
+	struct ipi_gate *gate;
 	struct work_state *ws;
 	struct site_stats *s;
 	struct cpu_stats *c;
 	__u32 tid;
 
+	if (!ipi_gates_up)
+		return;
+	gate = bpf_map_lookup_elem(&ipi_gate, &(__u32){0});
 	if (!gate || !gate->caller_tid || gate->target_cpu != cpu)
 		return;
 	tid = (__u32)bpf_get_current_pid_tgid();
 	if (gate->caller_tid != tid)
 		return;
 	gate->caller_tid = 0;
+	__sync_fetch_and_add(&ipi_gates_up, -1);
 	ws = bpf_map_lookup_elem(&works, &cpu);
 	if (!ws || !ws->work || ws->start_ns || ws->caller_tid != tid)
 		return;
