@@ -103,6 +103,16 @@ stuck_drainstat_cpu() {
 # stuck_drainstat_cpu around one held drain, into OUT, OUT.err and OUT.wl (the
 # workload's facts, "name value" lines). With POLL set, $POLL runs meanwhile.
 stuck_run() {
+	stuck_run_once "$@" || return 1
+	# the scenario did not happen when the dropper's drain was not held: a
+	# drain of someone else's (khugepaged's, every 10 s under systemd) held
+	# the mutex, and the dropper's piggybacked on it; the workload says so
+	[ "${WAIT_MS:-0}" -ge "$STUCK_MS" ] && return 0
+	echo "# stuck: the dropper's drain was held ${WAIT_MS:-?} ms (it piggybacked on another's): once more"
+	stuck_run_once "$@"
+}
+
+stuck_run_once() {
 	local out=$1 wl poller=
 	shift
 	# a fair server that served CFS under the last spin runs on in its 1 s
