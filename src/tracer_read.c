@@ -166,36 +166,44 @@ static int read_fadvise(const struct tracer *t, struct snapshot *snap)
 	return 0;
 }
 
-/* A per-CPU map's slot key, summed over the CPUs into *sum. */
-static int read_percpu_sum(const struct tracer *t, const struct bpf_map *map, __u32 key, __u64 *sum)
+/* A per-CPU map's slot key, summed over the CPUs into *sum; percpu: room for nr_cpus values. */
+static int read_percpu_sum(const struct tracer *t, const struct bpf_map *map, __u32 key,
+			   __u64 *percpu, __u64 *sum)
 {
-	__u64 *percpu = calloc((size_t)t->nr_cpus, sizeof(__u64));
 	int cpu, err;
 
-	if (!percpu)
-		return -ENOMEM;
 	err = bpf_map__lookup_elem(map, &key, sizeof(key), percpu,
 				   sizeof(__u64) * (size_t)t->nr_cpus, 0);
 	for (cpu = 0; cpu < t->nr_cpus && !err; cpu++)
 		*sum += percpu[cpu];
-	free(percpu);
 	return err;
 }
 
 int tracer__stack_walks(const struct tracer *t, __u64 *walks)
 {
+	__u64 *percpu = calloc((size_t)t->nr_cpus, sizeof(__u64));
+	int err;
+
 	*walks = 0;
-	return read_percpu_sum(t, t->skel->maps.stack_walks, 0, walks);
+	if (!percpu)
+		return -ENOMEM;
+	err = read_percpu_sum(t, t->skel->maps.stack_walks, 0, percpu, walks);
+	free(percpu);
+	return err;
 }
 
-/* counters is per-CPU: sum the CPUs' slots. */
+/* counters is per-CPU: sum the CPUs' slots, with one buffer for them all. */
 static int read_counters(const struct tracer *t, struct snapshot *snap)
 {
+	__u64 *percpu = calloc((size_t)t->nr_cpus, sizeof(__u64));
 	__u32 c;
 	int err = 0;
 
+	if (!percpu)
+		return -ENOMEM;
 	for (c = 0; c < CNT_NR && !err; c++)
-		err = read_percpu_sum(t, t->skel->maps.counters, c, &snap->counters[c]);
+		err = read_percpu_sum(t, t->skel->maps.counters, c, percpu, &snap->counters[c]);
+	free(percpu);
 	return err;
 }
 
