@@ -57,10 +57,11 @@ wait_line() {
 	return 1
 }
 
-# settle: the pause between a tracer being ready and a timed run. For some 100-200
-# ms after drainstat has started, forced drains run 2-3x slower (their works wait
-# up to 2 ms to start), with drainstat idle in ppoll and with the binary of
-# a45d2ba too; the cause is not found. The overhead measured is the steady one.
+# settle: the pause between a tracer being ready and a timed run. While a tracer
+# sets up (drainstat's 90-130 ms from exec), forced drains run 2-3x slower: its
+# setup is busy on the CPUs they need (README, the startup transient); nothing
+# lingers once it is ready. The margin keeps the tracers' setups, bpftrace's
+# included, out of the run: the overhead measured is the steady one.
 SETTLE_S=0.5
 settle() { nap "$SETTLE_S"; }
 
