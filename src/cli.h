@@ -53,6 +53,7 @@ struct options {
 	__u32 prom_sites; /* --prom-sites: sites kept by name, the rest "other" */
 	bool histograms;  /* -H */
 	bool all_cpus;	  /* --all-cpus */
+	bool no_ipis;	  /* --no-ipis */
 	int verbose;	  /* -v, repeatable */
 };
 
