@@ -338,7 +338,7 @@ static void teardown(struct session *s)
 
 	if (s->tracer && !tracer__stack_walks(s->tracer, &walks))
 		note(s, "%llu kernel stacks walked (%s)", (unsigned long long)walks,
-		     s->opts->stacks || s->opts->slow_ns
+		     walks_every_stack(s->opts)
 			 ? "every drain's: -s or -T"
 			 : "one per caller and comm where the caller is known without one");
 	tracer__free(s->tracer);

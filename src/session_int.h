@@ -125,6 +125,12 @@ static inline bool has_exited(int pidfd)
 	return pidfd >= 0 && poll(&pfd, 1, 0) == 1;
 }
 
+/* -s and -T show each distinct stack: every drain's is walked (see bpf/, every_stack). */
+static inline bool walks_every_stack(const struct options *o)
+{
+	return o->stacks || o->slow_ns;
+}
+
 /*
  * keep: large blocks come from the heap and freed ones stay there, not mapped
  * and unmapped each time, so they are not page-faulted and zeroed anew; else

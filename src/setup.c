@@ -490,7 +490,7 @@ static void tracer_options(struct session *s, struct tracer_opts *topts)
 	    .has_ipi_send_cpu = s->btf.ipi_send_cpu && !s->opts->no_ipis,
 	    .tracefs = TRACEFS,
 	    .slow_threshold_ns = s->opts->slow_ns,
-	    .every_stack = s->opts->stacks || s->opts->slow_ns,
+	    .every_stack = walks_every_stack(s->opts),
 	    .fds_beside = fds_beside(s),
 	    .fds_needed = &s->needs.fds,
 	};
