@@ -25,6 +25,15 @@ stop() {
 
 now_ns() { date +%s%N; }
 
+# Each line of stdin, prefixed with the time it arrived (us, realtime): a
+# tracer's attach signal.
+stamp() {
+	local line
+	while IFS= read -r line; do
+		printf '%s %s\n' "${EPOCHREALTIME/./}" "$line"
+	done
+}
+
 # nap SECONDS: a sleep that starts no process (a read that times out on a pipe
 # nobody writes to), where /dev/fd allows; else sleep(1).
 nap() {

@@ -45,6 +45,7 @@ struct options {
 	bool wait_usr1; /* -W: round 1 waits for SIGUSR1 */
 	bool hold;	/* -H: after the rounds, stay until killed */
 	bool verbose;
+	const char *times; /* -t: each round's DONTNEED call, timed, to this file */
 	const char *path;
 };
 
@@ -60,12 +61,27 @@ struct lockstep {
 	atomic_int err; /* first errno of either thread */
 	const char *failed_op;
 	long rounds_done;
+	struct round_time *times; /* -t: one per round, rounds 1..N at 0..N-1 */
 };
+
+/* -t: a round's DONTNEED call, its start (CLOCK_REALTIME, as bash's EPOCHREALTIME) and length. */
+struct round_time {
+	long long start_ns;
+	long long ns;
+};
+
+static long long realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: drainforce [-hv] [-n ROUNDS | -r] [-a CPU_A] [-b CPU_B] [-c COMM] "
-		   "[-k K] [-p PAGES] [-s MS] [-W] [-H] FILE\n"
+		   "[-k K] [-p PAGES] [-s MS] [-t TIMES] [-W] [-H] FILE\n"
 		   "  -n ROUNDS  rounds to run, one remote drain each (default 100)\n"
 		   "  -r         run rounds until SIGINT/SIGTERM, then print the count\n"
 		   "  -a CPU_A   CPU of the reader, the CPU drained (default 0)\n"
@@ -75,6 +91,8 @@ static void usage(FILE *f)
 		   "             K distinct sites (COMM at most 15 - digits(K-1) - 1 chars)\n"
 		   "  -p PAGES   uncached pages read per round, 1 to 14 (default 4)\n"
 		   "  -s MS      sleep MS milliseconds after setup, before round 1\n"
+		   "  -t TIMES   write each round's DONTNEED call to TIMES (needs -n): its\n"
+		   "             start (realtime ns) and its length (ns), a line each\n"
 		   "  -W         after setup, wait for SIGUSR1 before round 1 (after any -s)\n"
 		   "  -H         after the rounds, print their count and stay until killed:\n"
 		   "             a tracer of its PID goes on\n"
@@ -107,6 +125,9 @@ static int parse_option(int opt, const char *arg, struct options *o)
 		if (parse_long(arg, 0, 1L << 30, &o->sleep_ms))
 			return usage_error("bad -s: %s", arg);
 		return 0;
+	case 't':
+		o->times = arg;
+		return 0;
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -132,7 +153,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 	*o = (struct options){.rounds = 100, .cpu_b = 1, .comm = "drainforce", .pages = 4};
 	opterr = 0;
-	while ((opt = getopt(argc, argv, "n:ra:b:c:k:p:s:vWHh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:ra:b:c:k:p:s:t:vWHh")) != -1) {
 		has_n |= opt == 'n';
 		has_r |= opt == 'r';
 		err = parse_option(opt, optarg, o);
@@ -141,6 +162,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (has_n && has_r)
 		return usage_error("-n and -r exclude each other");
+	if (o->times && !o->rounds)
+		return usage_error("-t needs -n");
 	if (optind != argc - 1)
 		return usage_error("expected exactly one FILE");
 	o->path = argv[optind];
@@ -218,6 +241,7 @@ static bool last_round(const struct lockstep *ls)
 static void *dropper_main(void *arg)
 {
 	struct lockstep *ls = arg;
+	long long start;
 	long round;
 	int err;
 
@@ -227,7 +251,10 @@ static void *dropper_main(void *arg)
 			fail(ls, -err, "prctl", &ls->to_reader);
 			break;
 		}
+		start = ls->times && round >= 1 ? realtime_ns() : 0;
 		err = posix_fadvise(ls->fd, 0, 0, POSIX_FADV_DONTNEED);
+		if (start)
+			ls->times[round - 1] = (struct round_time){start, realtime_ns() - start};
 		if (err) {
 			fail(ls, err, "posix_fadvise", &ls->to_reader);
 			break;
@@ -243,6 +270,19 @@ static void *dropper_main(void *arg)
 	/* however the loop ended, the main thread must not wait for round 0 forever */
 	sem_post(&ls->warmed_up);
 	return NULL;
+}
+
+/* -t: 0, or -EIO with errno set. */
+static int write_times(const char *path, const struct round_time *t, long n)
+{
+	FILE *f = fopen(path, "w");
+	long i;
+
+	if (!f)
+		return -EIO;
+	for (i = 0; i < n; i++)
+		fprintf(f, "%lld %lld\n", t[i].start_ns, t[i].ns);
+	return fclose(f) ? -EIO : 0;
 }
 
 static void sleep_ms(long ms)
@@ -321,8 +361,16 @@ int main(int argc, char **argv)
 			opts.path, opts.pages, opts.cpu_a, opts.cpu_b);
 	if (opts.wait_usr1)
 		block_usr1();
+	ls.times = opts.times ? calloc((size_t)opts.rounds, sizeof(*ls.times)) : NULL;
+	if (opts.times && !ls.times)
+		return runtime_error("calloc", NULL, -ENOMEM);
 	err = run_lockstep(&ls, &op);
 	close(ls.fd);
+	if (!err && opts.times)
+		err = write_times(opts.times, ls.times, ls.rounds_done);
+	free(ls.times);
+	if (err == -EIO)
+		return runtime_error("write", opts.times, -errno);
 	if (err)
 		return runtime_error(op, NULL, err);
 	if (opts.verbose)
