@@ -438,37 +438,65 @@ size_t ksyms__count(const struct ksyms *ks)
 	return ks ? ks->nr_syms : 0;
 }
 
-size_t ksyms__bytes(const struct ksyms *ks)
+/* The first text symbol of vmlinux named names[i], if not found yet. */
+static bool scan__match(const struct ksyms_line *l, const char *const *names, __u64 *addrs,
+			size_t n, size_t *found)
 {
-	const struct name_block *blk;
-	size_t bytes;
+	size_t i;
 
-	if (!ks)
-		return 0;
-	bytes = sizeof(*ks) + ks->cap_syms * sizeof(*ks->syms) + ks->nr_syms * sizeof(*ks->by_addr);
-	for (blk = ks->names; blk; blk = blk->next)
-		bytes += sizeof(*blk);
-	return bytes;
+	if (l->module || !is_text(l->type))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (addrs[i] || strcmp(l->name, names[i]))
+			continue;
+		addrs[i] = l->addr;
+		(*found)++;
+		return true;
+	}
+	return false;
 }
 
-size_t ksyms__find(const struct ksyms *ks, const char *const *names, __u64 *addrs, size_t n)
+/* The next line into *line: 1, 0 at the end, -errno (getline() runs short of memory too). */
+static int next_line(FILE *f, char **line, size_t *size)
 {
-	size_t found = 0, i, j;
+	errno = 0;
+	if (getline(line, size, f) > 0)
+		return 1;
+	if (feof(f))
+		return 0;
+	return errno ? -errno : -EIO;
+}
 
-	for (j = 0; j < n; j++)
-		addrs[j] = 0;
-	for (i = 0; ks && found < n && i < ks->nr_syms; i++) {
-		const struct ksym *sym = &ks->syms[i];
+int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t n)
+{
+	size_t found = 0, lines = 0, i, size = 0;
+	struct ksyms_line l;
+	bool any_addr = false;
+	char *line = NULL;
+	FILE *f;
+	int err = 0;
 
-		if (sym->module || !is_text(sym->type))
+	for (i = 0; i < n; i++)
+		addrs[i] = 0;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	/* whole lines: the rest of one longer than a buffer would parse as a line of its own */
+	while (found < n && (err = next_line(f, &line, &size)) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if (parse_line(line, &l))
 			continue;
-		for (j = 0; j < n; j++) {
-			if (addrs[j] || strcmp(sym->name, names[j]))
-				continue;
-			addrs[j] = sym->addr;
-			found++;
-			break;
-		}
+		lines++;
+		/* percpu symbols are at 0; kptr_restrict shows every address as 0 */
+		if (!l.addr)
+			continue;
+		any_addr = true;
+		scan__match(&l, names, addrs, n, &found);
 	}
-	return found;
+	/* 1: stopped with every name found */
+	if (err >= 0)
+		err = !lines ? -EINVAL : !any_addr ? -EPERM : 0;
+	free(line);
+	fclose(f);
+	return err;
 }

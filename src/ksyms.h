@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Kernel symbols from a kallsyms file: address to symbol for stack frames. The
- * few addresses setup needs by name come from the same table (ksyms__find()).
+ * few addresses setup needs by name come from ksyms__scan(), without a load.
  */
 #ifndef KSYMS_H
 #define KSYMS_H
@@ -48,16 +48,14 @@ const struct ksym *ksyms__map_frame(const struct ksyms *ks, __u64 addr);
 const struct ksym *ksyms__get_symbol(const struct ksyms *ks, const char *name);
 
 /*
- * The addresses of a few vmlinux text symbols, from a loaded table: addrs[i]
- * is the first of names[i] in the file, 0 for a name not found. Returns how
- * many were found. One pass over the table: setup's own lookups.
+ * The addresses of a few vmlinux text symbols, read off path without loading
+ * the rest: the scan stops once each of the n names is found, which for
+ * symbols early in the file is a fraction of a full load. addrs[i] is 0 for a
+ * name not found. 0, or -errno as ksyms__load().
  */
-size_t ksyms__find(const struct ksyms *ks, const char *const *names, __u64 *addrs, size_t n);
+int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t n);
 
 /* How many symbols were loaded, of every type (no __pfx_ ones). */
 size_t ksyms__count(const struct ksyms *ks);
-
-/* The heap the table holds, in bytes. */
-size_t ksyms__bytes(const struct ksyms *ks);
 
 #endif /* KSYMS_H */

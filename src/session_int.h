@@ -35,13 +35,12 @@ enum setup_symbol {
 	SYM_NR
 };
 
-/* The symbol table and those addresses, read in a thread of its own while the main thread loads. */
+/* The scan for them, in a thread of its own while the main thread loads. */
 struct symbol_scan {
 	pthread_t thread;
 	bool running;	     /* started and not joined yet */
-	int err;	     /* ksyms__load()'s */
+	int err;	     /* ksyms__scan()'s */
 	__u64 ns;	     /* how long it took */
-	struct ksyms *ksyms; /* the table, until the session takes it */
 	__u64 addrs[SYM_NR]; /* 0 for none */
 };
 

@@ -293,9 +293,7 @@ static void *scan_symbols(void *arg)
 	struct symbol_scan *scan = arg;
 	__u64 start = now_ns();
 
-	scan->err = ksyms__load(KALLSYMS, &scan->ksyms);
-	if (!scan->err)
-		ksyms__find(scan->ksyms, setup_symbol_names, scan->addrs, SYM_NR);
+	scan->err = ksyms__scan(KALLSYMS, setup_symbol_names, scan->addrs, SYM_NR);
 	scan->ns = now_ns() - start;
 	return NULL;
 }
@@ -304,15 +302,14 @@ static void *scan_symbols(void *arg)
 #define SCAN_STACK_SIZE (256 << 10)
 
 /*
- * The symbol table, for stacks, and the addresses setup needs from it: read
- * once, in a thread of its own, beside the BTF lookup and libbpf's load, which
- * do not need them in tracepoint mode (see symbols_ready(); and
- * check_memory() where memory is short). Read before the programs attach,
- * not after: whatever setup does once attached runs while the traced drains
- * do, on their CPUs (a second read after attach slowed forced drains 2-3x for
- * its 45 ms). The thread takes no signals. Without a thread it runs here. Its
- * stack has a size of its own, not RLIMIT_STACK's (glibc's default for
- * threads): a small ulimit -s is no limit on it.
+ * The addresses setup needs, from a scan that stops once they are found: the
+ * full symbol table, for stacks, is read after the programs are attached. The
+ * kernel spends 10-15 ms producing the lines up to them, so the scan runs in a
+ * thread of its own, beside the BTF lookup and libbpf's load, which do not
+ * need them in tracepoint mode (see symbols_ready()). The thread takes no
+ * signals. Without a thread it runs here. Its stack has a size of its own, not
+ * RLIMIT_STACK's (glibc's default for threads): a small ulimit -s is no limit
+ * on it.
  */
 static void start_symbol_scan(struct session *s)
 {
@@ -335,11 +332,6 @@ static void join_symbol_scan(struct session *s)
 	if (s->scan.running)
 		pthread_join(s->scan.thread, NULL);
 	s->scan.running = false;
-	/* the session's from here, freed with it (a second join finds none) */
-	if (s->scan.ksyms) {
-		s->ksyms = s->scan.ksyms;
-		s->scan.ksyms = NULL;
-	}
 }
 
 /*
@@ -363,7 +355,8 @@ static int symbols_ready(void *arg, struct tracer_symbols *syms)
 				       DRAIN_WORK_FN, KALLSYMS);
 		return -ENOENT;
 	}
-	note(s, "%s at 0x%llx", DRAIN_WORK_FN, (unsigned long long)addrs[SYM_WORK_FN]);
+	note(s, "%s at 0x%llx, found in %.1f ms", DRAIN_WORK_FN,
+	     (unsigned long long)addrs[SYM_WORK_FN], (double)s->scan.ns / 1e6);
 	*syms = (struct tracer_symbols){
 	    .drain_work_fn = addrs[SYM_WORK_FN],
 	    .drain_fn = addrs[SYM_DRAIN_ALL_INNER] ? setup_symbol_names[SYM_DRAIN_ALL_INNER] : NULL,
@@ -429,13 +422,16 @@ static int check_btf(struct session *s)
 	return EXIT_OK;
 }
 
-/* Every symbol, to name the frames of kernel stacks: the scan's table. */
+/* Every symbol, to name the frames of kernel stacks. */
 static int load_symbols(struct session *s)
 {
-	if (!s->ksyms)
-		return kallsyms_error(s, s->scan.err ? s->scan.err : -EINVAL);
-	note(s, "%zu symbols from %s in %.1f ms, read beside the load", ksyms__count(s->ksyms),
-	     KALLSYMS, (double)s->scan.ns / 1e6);
+	__u64 start = now_ns();
+	int err = ksyms__load(KALLSYMS, &s->ksyms);
+
+	if (err)
+		return kallsyms_error(s, err);
+	note(s, "%zu symbols from %s in %.1f ms", ksyms__count(s->ksyms), KALLSYMS,
+	     (double)(now_ns() - start) / 1e6);
 	return EXIT_OK;
 }
 
@@ -499,15 +495,12 @@ static void tracer_options(struct session *s, struct tracer_opts *topts)
 /*
  * A memory cgroup's limit is met with the OOM killer, not an error: in the
  * heap's page faults, in the verifier. So the room is checked before: the
- * heap for libbpf's parse of the kernel's BTF, the maps, the load's own,
- * beside the symbol table.
+ * heap for libbpf's parse of the kernel's BTF, the maps, the load's own.
  */
-#define SYMBOLS_ROOM (32ULL << 20) /* ample for it: 4.4 MB for 64,000 symbols */
 static int check_memory(struct session *s, const struct tracer_opts *topts, size_t heap)
 {
 	struct memory_room room;
 	int err = tracer__needs(topts, &s->needs);
-	size_t table;
 
 	if (err)
 		return probe__short_of_resources(err)
@@ -515,19 +508,6 @@ static int check_memory(struct session *s, const struct tracer_opts *topts, size
 			   : fail(EXIT_BPF, "cannot open the BPF programs: %s", strerror(-err));
 	s->needs.memory += heap;
 	probe__memory_room(&room);
-	/*
-	 * The symbol table is read beside the load, and its size is known only
-	 * once read. Where the room is not ample, the load waits for it, and
-	 * the room is measured again beside it.
-	 */
-	if (room.free < s->needs.memory + SYMBOLS_ROOM) {
-		join_symbol_scan(s);
-		probe__memory_room(&room);
-		/* named in the need, and free before it was read */
-		table = ksyms__bytes(s->ksyms);
-		s->needs.memory += table;
-		room.free += table;
-	}
 	note(s,
 	     "the run needs %u fds and about %.1f MB of memory (maps per CPU for %d possible CPUs)",
 	     s->needs.fds, MB(s->needs.memory), s->needs.nr_cpus);

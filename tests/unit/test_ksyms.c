@@ -327,34 +327,32 @@ static double elapsed_ms(const struct timespec *a, const struct timespec *b)
 
 /* Times the real thing; prints, never asserts on, the time. */
 /* The few symbols setup needs: found, missing, from vmlinux text only. */
-static void test_find(void)
+static void test_scan(void)
 {
 	const char *names[] = {"lru_add_drain_per_cpu", "lru_cache_disable", "no_such_symbol",
 			       "__start_rodata", "PageHuge"};
-	__u64 addrs[5] = {1, 1, 1, 1, 1};
-	struct ksyms *ks = NULL;
+	__u64 addrs[5];
+	char path[32];
 
-	CHECK(ksyms__load(FIXTURE, &ks) == 0);
-	CHECK(ksyms__find(ks, names, addrs, 5) == 3);
+	CHECK(ksyms__scan(FIXTURE, names, addrs, 5) == 0);
 	CHECK(addrs[0] == 0xffffffff815bb040ULL);
 	CHECK(addrs[1] == 0xffffffff815bb500ULL);
 	CHECK(addrs[2] == 0);
 	CHECK(addrs[3] == 0);			  /* data, not text */
 	CHECK(addrs[4] == 0xffffffff815f8870ULL); /* the first of two */
-	CHECK(ksyms__find(NULL, names, addrs, 1) == 0 && addrs[0] == 0);
-	ksyms__free(ks);
-	/* a module's symbol of the name, listed first, is not vmlinux's */
-	static const char module_first[] = "ffffffffc0001000 t lru_add_drain_per_cpu\t[fake]\n"
-					   "ffffffff815bb040 t lru_add_drain_per_cpu\n";
-	CHECK(load_text(module_first, sizeof(module_first) - 1, &ks) == 0);
-	CHECK(ksyms__find(ks, names, addrs, 1) == 1 && addrs[0] == 0xffffffff815bb040ULL);
-	ksyms__free(ks);
+	CHECK(ksyms__scan("/nonexistent", names, addrs, 1) == -ENOENT);
+	CHECK(write_temp("0000000000000000 T a\n0000000000000000 T b\n", 42, path) == 0);
+	CHECK(ksyms__scan(path, names, addrs, 1) == -EPERM);
+	unlink(path);
+	CHECK(write_temp("", 0, path) == 0);
+	CHECK(ksyms__scan(path, names, addrs, 1) == -EINVAL);
+	unlink(path);
 	/* Debian's kernels list percpu symbols at 0 first: not hidden addresses */
-	static const char percpu_first[] = "0000000000000000 A fixed_percpu_data\n"
-					   "ffffffff815bb040 t lru_add_drain_per_cpu\n";
-	CHECK(load_text(percpu_first, sizeof(percpu_first) - 1, &ks) == 0);
-	CHECK(ksyms__find(ks, names, addrs, 1) == 1 && addrs[0] == 0xffffffff815bb040ULL);
-	ksyms__free(ks);
+	CHECK(write_temp("0000000000000000 A fixed_percpu_data\n"
+			 "ffffffff815bb040 t lru_add_drain_per_cpu\n",
+			 78, path) == 0);
+	CHECK(ksyms__scan(path, names, addrs, 1) == 0 && addrs[0] == 0xffffffff815bb040ULL);
+	unlink(path);
 }
 
 static void test_proc_kallsyms(void)
@@ -409,7 +407,7 @@ int main(void)
 	RUN(test_load_errors);
 	RUN(test_long_lines);
 	RUN(test_many_lines);
-	RUN(test_find);
+	RUN(test_scan);
 	RUN(test_proc_kallsyms);
 	return failed ? 1 : 0;
 }
