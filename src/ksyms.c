@@ -438,22 +438,32 @@ size_t ksyms__count(const struct ksyms *ks)
 	return ks ? ks->nr_syms : 0;
 }
 
-/* The first text symbol of vmlinux named names[i], if not found yet. */
-static bool scan__match(const struct ksyms_line *l, const char *const *names, __u64 *addrs,
-			size_t n, size_t *found)
+/* The symbol as the first text symbol of vmlinux named names[i], if not found yet. */
+static void match_name(const struct ksym *sym, const char *const *names, __u64 *addrs, size_t n,
+		       size_t *found)
 {
 	size_t i;
 
-	if (l->module || !is_text(l->type))
-		return false;
+	if (sym->module || !is_text(sym->type))
+		return;
 	for (i = 0; i < n; i++) {
-		if (addrs[i] || strcmp(l->name, names[i]))
+		if (addrs[i] || strcmp(sym->name, names[i]))
 			continue;
-		addrs[i] = l->addr;
+		addrs[i] = sym->addr;
 		(*found)++;
-		return true;
+		return;
 	}
-	return false;
+}
+
+size_t ksyms__find(const struct ksyms *ks, const char *const *names, __u64 *addrs, size_t n)
+{
+	size_t found = 0, i;
+
+	for (i = 0; i < n; i++)
+		addrs[i] = 0;
+	for (i = 0; ks && found < n && i < ks->nr_syms; i++)
+		match_name(&ks->syms[i], names, addrs, n, &found);
+	return found;
 }
 
 /* The next line into *line: 1, 0 at the end, -errno (getline() runs short of memory too). */
@@ -491,7 +501,10 @@ int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t
 		if (!l.addr)
 			continue;
 		any_addr = true;
-		scan__match(&l, names, addrs, n, &found);
+		match_name(
+		    &(struct ksym){
+			.name = l.name, .module = l.module, .addr = l.addr, .type = l.type},
+		    names, addrs, n, &found);
 	}
 	/* 1: stopped with every name found */
 	if (err >= 0)

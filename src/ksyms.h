@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Kernel symbols from a kallsyms file: address to symbol for stack frames. The
- * few addresses setup needs by name come from ksyms__scan(), without a load.
+ * few addresses setup needs by name come from the loaded table (ksyms__find()),
+ * or from ksyms__scan() where they are needed before it is loaded.
  */
 #ifndef KSYMS_H
 #define KSYMS_H
@@ -54,6 +55,13 @@ const struct ksym *ksyms__get_symbol(const struct ksyms *ks, const char *name);
  * name not found. 0, or -errno as ksyms__load().
  */
 int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t n);
+
+/*
+ * The same addresses from a loaded table, where one is: addrs[i] is the first
+ * vmlinux text symbol named names[i] in the file, 0 for a name not found.
+ * Returns how many were found. One pass over the table.
+ */
+size_t ksyms__find(const struct ksyms *ks, const char *const *names, __u64 *addrs, size_t n);
 
 /* How many symbols were loaded, of every type (no __pfx_ ones). */
 size_t ksyms__count(const struct ksyms *ks);

@@ -25,7 +25,8 @@
 #include "slowlog.h"
 #include "tracer.h"
 
-/* What setup needs from kallsyms: found beside libbpf's load, before attach. */
+/* What setup needs from kallsyms: scanned for before full and kprobe modes' load, else in the
+ * table. */
 enum setup_symbol {
 	SYM_WORK_FN,
 	SYM_DRAIN_ALL_INNER,
@@ -35,7 +36,7 @@ enum setup_symbol {
 	SYM_NR
 };
 
-/* The scan for them, in a thread of its own while the main thread loads. */
+/* The scan for them, in a thread of its own while the main thread checks. */
 struct symbol_scan {
 	pthread_t thread;
 	bool running;	     /* started and not joined yet */

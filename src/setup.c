@@ -2,9 +2,10 @@
 /*
  * A run's setup, in the order of drainstat(8)'s exit codes: the -p process,
  * -C and --cgroup, privileges, BTF and tracefs; then kallsyms scanned in a
- * thread beside libbpf's load, the memory and fds the run needs checked before
- * it, the tracer started (mode by mode for auto), what the mode cannot see
- * described, the symbols loaded and the -T log opened.
+ * thread where full or kprobe mode may need a few addresses before their load,
+ * the memory and fds the run needs checked, the tracer started (mode by mode
+ * for auto; the symbols loaded between load and attach), what the mode cannot
+ * see described and the -T log opened.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -302,20 +303,34 @@ static void *scan_symbols(void *arg)
 #define SCAN_STACK_SIZE (256 << 10)
 
 /*
- * The addresses setup needs, from a scan that stops once they are found: the
- * full symbol table, for stacks, is read after the programs are attached. The
- * kernel spends 10-15 ms producing the lines up to them, so the scan runs in a
- * thread of its own, beside the BTF lookup and libbpf's load, which do not
- * need them in tracepoint mode (see symbols_ready()). The thread takes no
- * signals. Without a thread it runs here. Its stack has a size of its own, not
- * RLIMIT_STACK's (glibc's default for threads): a small ulimit -s is no limit
- * on it.
+ * Whether a mode whose hooks depend on the symbols (full, kprobe) may be
+ * tried: auto tries them only where kprobes exist, fentry's kernels. Where it
+ * tries one all the same, the scan runs when asked (see symbols_ready()).
+ */
+static bool symbols_before_load(const struct session *s)
+{
+	if (s->opts->mode == MODE_AUTO)
+		return !probe__kprobes(TRACEFS);
+	return s->opts->mode != MODE_TRACEPOINT;
+}
+
+/*
+ * The addresses full and kprobe modes need before their load, from a scan of
+ * kallsyms: the symbol table itself is read between the load and attach (see
+ * load_symbols()), where libbpf's heap is free again, so the scan keeps no
+ * more than a line. It runs in a thread of its own, beside the BTF lookup and
+ * the memory check, and takes no signals. Without a thread it runs when asked. Its
+ * stack has a size of its own, not RLIMIT_STACK's (glibc's default for
+ * threads): a small ulimit -s is no limit on it. Tracepoint mode needs no
+ * scan: its hooks take the addresses after the load, from the table.
  */
 static void start_symbol_scan(struct session *s)
 {
 	pthread_attr_t attr;
 	sigset_t all, old;
 
+	if (!symbols_before_load(s))
+		return;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, SCAN_STACK_SIZE);
 	sigfillset(&all);
@@ -323,8 +338,6 @@ static void start_symbol_scan(struct session *s)
 	s->scan.running = !pthread_create(&s->scan.thread, &attr, scan_symbols, &s->scan);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
-	if (!s->scan.running)
-		scan_symbols(&s->scan);
 }
 
 static void join_symbol_scan(struct session *s)
@@ -335,16 +348,23 @@ static void join_symbol_scan(struct session *s)
 }
 
 /*
- * The tracer's tracer_opts.symbols: waits for the scan. Without
- * lru_add_drain_per_cpu drain works cannot be told from the others.
+ * The tracer's tracer_opts.symbols: from the table once it is loaded (late,
+ * in tracepoint mode), else from the scan, waited for, or run here if no
+ * thread runs it. Without lru_add_drain_per_cpu drain works cannot be told
+ * from the others.
  */
 static int symbols_ready(void *arg, struct tracer_symbols *syms)
 {
 	struct session *s = arg;
 	const __u64 *addrs = s->scan.addrs;
 
-	join_symbol_scan(s);
-	if (s->scan.err) {
+	if (s->ksyms)
+		ksyms__find(s->ksyms, setup_symbol_names, s->scan.addrs, SYM_NR);
+	else if (s->scan.running)
+		join_symbol_scan(s);
+	else
+		scan_symbols(&s->scan);
+	if (!s->ksyms && s->scan.err) {
 		s->symbols_code = kallsyms_error(s, s->scan.err);
 		return s->scan.err;
 	}
@@ -355,8 +375,12 @@ static int symbols_ready(void *arg, struct tracer_symbols *syms)
 				       DRAIN_WORK_FN, KALLSYMS);
 		return -ENOENT;
 	}
-	note(s, "%s at 0x%llx, found in %.1f ms", DRAIN_WORK_FN,
-	     (unsigned long long)addrs[SYM_WORK_FN], (double)s->scan.ns / 1e6);
+	if (s->ksyms)
+		note(s, "%s at 0x%llx, found in the symbol table", DRAIN_WORK_FN,
+		     (unsigned long long)addrs[SYM_WORK_FN]);
+	else
+		note(s, "%s at 0x%llx, found in %.1f ms by a scan of %s", DRAIN_WORK_FN,
+		     (unsigned long long)addrs[SYM_WORK_FN], (double)s->scan.ns / 1e6, KALLSYMS);
 	*syms = (struct tracer_symbols){
 	    .drain_work_fn = addrs[SYM_WORK_FN],
 	    .drain_fn = addrs[SYM_DRAIN_ALL_INNER] ? setup_symbol_names[SYM_DRAIN_ALL_INNER] : NULL,
@@ -422,17 +446,32 @@ static int check_btf(struct session *s)
 	return EXIT_OK;
 }
 
-/* Every symbol, to name the frames of kernel stacks. */
-static int load_symbols(struct session *s)
+/*
+ * The tracer's tracer_opts.loaded: every symbol, to name the frames of kernel
+ * stacks, read once, before attach. kallsyms is read before any drain runs
+ * traced (its 40-50 ms slow the drains that run meanwhile as any busy CPU
+ * does), and the table takes the heap libbpf's copy of the kernel's BTF has
+ * given back, which setup keeps (see setup__run()): the memory check counted
+ * that heap, and the table never needs more than it.
+ */
+static int load_symbols(void *arg)
 {
+	struct session *s = arg;
 	__u64 start = now_ns();
-	int err = ksyms__load(KALLSYMS, &s->ksyms);
+	int err;
 
-	if (err)
-		return kallsyms_error(s, err);
+	if (s->ksyms)
+		return 0;
+	/* one kallsyms open at a time (fds_beside()) */
+	join_symbol_scan(s);
+	err = ksyms__load(KALLSYMS, &s->ksyms);
+	if (err) {
+		s->symbols_code = kallsyms_error(s, err);
+		return err;
+	}
 	note(s, "%zu symbols from %s in %.1f ms", ksyms__count(s->ksyms), KALLSYMS,
 	     (double)(now_ns() - start) / 1e6);
-	return EXIT_OK;
+	return 0;
 }
 
 static int check_kernel(struct session *s)
@@ -481,6 +520,7 @@ static void tracer_options(struct session *s, struct tracer_opts *topts)
 	    .max_stacks = s->opts->max_stacks,
 	    .mode = s->opts->mode,
 	    .symbols = symbols_ready,
+	    .loaded = load_symbols,
 	    .symbols_arg = s,
 	    .drain_all_btf_id = s->btf.drain_all_id,
 	    .has_ipi_send_cpu = s->btf.ipi_send_cpu && !s->opts->no_ipis,
@@ -675,13 +715,10 @@ int setup__run(struct session *s)
 	if (code == EXIT_OK)
 		code = start_tracer(s);
 	join_symbol_scan(s);
-	/* the symbol table's growing buffers are better mapped and given back */
 	heap_keep(false);
 	malloc_trim(0);
 	if (code == EXIT_OK)
 		describe(s);
-	if (code == EXIT_OK)
-		code = load_symbols(s);
 	if (code == EXIT_OK)
 		code = start_slowlog(s);
 	return code;

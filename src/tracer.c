@@ -471,6 +471,10 @@ static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain
 	}
 	if (!err)
 		err = load_error(drainstat_bpf__load(t->skel));
+	if (!err && opts->loaded) {
+		*failed = TRACER_SYMBOLS;
+		err = opts->loaded(opts->symbols_arg);
+	}
 	if (!err && late) {
 		*failed = TRACER_SYMBOLS;
 		err = need_symbols(t, opts);

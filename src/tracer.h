@@ -55,7 +55,15 @@ struct tracer_opts {
 	 * hooks depend on the symbols), tracepoint mode after load.
 	 */
 	int (*symbols)(void *arg, struct tracer_symbols *syms);
-	void *symbols_arg;
+	/*
+	 * NULL, or called in each mode tried once its programs are loaded and
+	 * before any is attached, before a late tracer_opts.symbols: the heap the
+	 * load has freed (libbpf's copy of the kernel's BTF) is free for what the
+	 * caller reads once, and no drain runs traced meanwhile. 0, or -errno to
+	 * give up, as tracer_opts.symbols.
+	 */
+	int (*loaded)(void *arg);
+	void *symbols_arg;	 /* both callbacks' */
 	int drain_all_btf_id;	 /* lru_add_drain_all()'s BTF id, -errno if none */
 	bool has_ipi_send_cpu;	 /* the ipi:ipi_send_cpu tracepoint exists */
 	const char *tracefs;	 /* where tracefs is mounted */

@@ -2,11 +2,10 @@
 /*
  * ksyms__load() on arbitrary kallsyms text, then every lookup on the names and
  * addresses that text holds, and ksyms__scan() (setup's fast path) for a few of
- * those names, which must agree with the load. Three bytes first put up to
- * 128 KiB of padding before the text, so that its lines fall across the
- * loader's 64 KiB buffer:
- * the style (bits 0-1: none, one long malformed line, the same without its '\n',
- * filler symbols; bit 2: 64 KiB more), then the padding's length (16 bits).
+ * those names, which must agree with the load and with ksyms__find() on it. Three bytes first put
+ * up to 128 KiB of padding before the text, so that its lines fall across the loader's 64 KiB
+ * buffer: the style (bits 0-1: none, one long malformed line, the same without its '\n', filler
+ * symbols; bit 2: 64 KiB more), then the padding's length (16 bits).
  */
 #include <errno.h>
 #include <string.h>
@@ -173,6 +172,20 @@ static size_t scan_names(const struct words *w, const char **names)
 	return n;
 }
 
+/* The loaded table gives the addresses the scan of the same file found. */
+static void check_find(const struct ksyms *ks, const char **names, const __u64 *scanned, size_t n)
+{
+	__u64 addrs[SCAN_NAMES];
+	size_t i, nr = 0, got = ksyms__find(ks, names, addrs, n);
+
+	for (i = 0; i < n; i++) {
+		FUZZ_CHECK(addrs[i] == scanned[i], "find: '%s' at 0x%llx, scan: at 0x%llx",
+			   names[i], (unsigned long long)addrs[i], (unsigned long long)scanned[i]);
+		nr += addrs[i] != 0;
+	}
+	FUZZ_CHECK(got == nr, "find: %zu found, %zu addresses", got, nr);
+}
+
 /*
  * The scan finds a vmlinux text symbol where the load does: the first of that
  * name in the file (ks NULL: the load failed).
@@ -200,6 +213,8 @@ static void check_scan(const char *path, const struct ksyms *ks, const struct wo
 			   "scan: '%s' at 0x%llx, where the load has none", names[i],
 			   (unsigned long long)addrs[i]);
 	}
+	if (!err && ks)
+		check_find(ks, names, addrs, n);
 }
 
 static size_t count_lines(const char *s, size_t len)

@@ -67,7 +67,7 @@ OUT=$TMPDIR_TEST/stacks
 # the DONTNEED calls inside which a work was queued, or the drain entries.
 "$DRAINSTAT" -v -j --max-stacks 1 >"$OUT" 2>"$OUT.err" &
 DS_PID=$!
-wait_attached "$OUT.err" '^drainstat: [0-9]* symbols from '
+wait_attached "$OUT.err"
 truth_start comm:dsstk2 "$TMPDIR_TEST/truth.stk" "write,$(truth_fadvise)" ||
 	fail "bpftrace counts the compactions' drains" "$(tail -n 3 "$TMPDIR_TEST/truth.stk.err")"
 for _ in 1 2 3 4 5; do

@@ -125,9 +125,9 @@ stuck_run_once() {
 	wait_comm $wl sd-dropper || return 1
 	taskset -c "$(stuck_drainstat_cpu)" "$DRAINSTAT" -v "$@" -p $wl >"$out" 2>"$out.err" &
 	DS_PID=$!
-	# setup done, reports to come: its last step reads the symbols (a second
+	# setup done, reports to come: the symbols read before attach (a second
 	# or two under TCG), then the export, if any, is written a first time
-	wait_attached "$out.err" "${READY:-^drainstat: [0-9]* symbols from }" || return 1
+	wait_attached "$out.err" "${READY:-^drainstat: mode }" || return 1
 	if [ -n "${POLL:-}" ]; then
 		rm -f "$out.wl.done"
 		$POLL "$out.wl.done" &

@@ -355,6 +355,32 @@ static void test_scan(void)
 	unlink(path);
 }
 
+/* The same from a loaded table, as setup takes them in tracepoint mode. */
+static void test_find(void)
+{
+	static const char module_first[] = "ffffffffc0001000 t lru_add_drain_per_cpu\t[fake]\n"
+					   "ffffffff815bb040 t lru_add_drain_per_cpu\n";
+	const char *names[] = {"lru_add_drain_per_cpu", "lru_cache_disable", "no_such_symbol",
+			       "__start_rodata", "PageHuge"};
+	__u64 addrs[5] = {1, 1, 1, 1, 1};
+	struct ksyms *ks = NULL;
+
+	CHECK(ksyms__load(FIXTURE, &ks) == 0);
+	CHECK(ksyms__find(ks, names, addrs, 5) == 3);
+	CHECK(addrs[0] == 0xffffffff815bb040ULL);
+	CHECK(addrs[1] == 0xffffffff815bb500ULL);
+	CHECK(addrs[2] == 0);
+	CHECK(addrs[3] == 0);			  /* data, not text */
+	CHECK(addrs[4] == 0xffffffff815f8870ULL); /* the first of two */
+	CHECK(ksyms__find(NULL, names, addrs, 1) == 0 && addrs[0] == 0);
+	ksyms__free(ks);
+	ks = NULL;
+	/* a module's symbol of the name, listed first, is not vmlinux's */
+	CHECK(load_text(module_first, sizeof(module_first) - 1, &ks) == 0);
+	CHECK(ksyms__find(ks, names, addrs, 1) == 1 && addrs[0] == 0xffffffff815bb040ULL);
+	ksyms__free(ks);
+}
+
 static void test_proc_kallsyms(void)
 {
 	struct timespec start, end;
@@ -408,6 +434,7 @@ int main(void)
 	RUN(test_long_lines);
 	RUN(test_many_lines);
 	RUN(test_scan);
+	RUN(test_find);
 	RUN(test_proc_kallsyms);
 	return failed ? 1 : 0;
 }
