@@ -54,6 +54,8 @@ const volatile __u32 max_sites = 1024; /* the sites array's size */
  * 2-3 us, most of a drain's BPF time.
  */
 const volatile bool every_stack;
+/* --ipis, where ipi:ipi_send_cpu exists: the IPI hook is attached, the gates are opened */
+const volatile bool count_ipis;
 /*
  * Tracepoint mode cannot see a drain's entry: the works one task queues back to
  * back form one drain. A new drain starts when the task slept since its last
@@ -735,7 +737,8 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 	d->works++;
 	__sync_fetch_and_add(&d->pending, 1);
 
-	ipi_gate_open(tid, target);
+	if (count_ipis)
+		ipi_gate_open(tid, target);
 	/* the CPU runs it only after this returns: the tracepoint comes before insert_work() */
 	ws->queue_ns = now;
 	ws->start_ns = 0;

@@ -52,6 +52,7 @@ enum {
 	OPT_MAX_STACKS,
 	OPT_STUCK,
 	OPT_ALL_CPUS,
+	OPT_IPIS,
 	OPT_NO_IPIS,
 	OPT_USAGE
 };
@@ -98,10 +99,11 @@ static const struct argp_option options[] = {
      0},
     {"max-stacks", OPT_MAX_STACKS, "N", 0,
      "Buckets of the kernel stack map (default 16384); collisions are counted as stack_lost", 0},
-    {"no-ipis", OPT_NO_IPIS, NULL, 0,
-     "Do not count IPIs: no program on ipi:ipi_send_cpu, which runs at every IPI the system "
-     "sends",
+    {"ipis", OPT_IPIS, NULL, 0,
+     "Count the wakeup IPIs of drain works too (the IPIS columns): a program on "
+     "ipi:ipi_send_cpu, which runs at every IPI the system sends",
      0},
+    {"no-ipis", OPT_NO_IPIS, NULL, 0, "Do not count IPIs (the default)", 0},
     {"mode", 'm', "MODE", 0,
      "How to trace: full (fentry/fexit), kprobe, tracepoint, or auto (the default: the first "
      "of those that works)",
@@ -388,8 +390,11 @@ static int parse_flag(struct options *o, int key)
 	case OPT_ALL_CPUS:
 		o->all_cpus = true;
 		break;
+	case OPT_IPIS:
+		o->ipis = true;
+		break;
 	case OPT_NO_IPIS:
-		o->no_ipis = true;
+		o->ipis = false;
 		break;
 	case 'j':
 		o->json = true;

@@ -53,7 +53,7 @@ struct options {
 	__u32 prom_sites; /* --prom-sites: sites kept by name, the rest "other" */
 	bool histograms;  /* -H */
 	bool all_cpus;	  /* --all-cpus */
-	bool no_ipis;	  /* --no-ipis */
+	bool ipis;	  /* --ipis (--no-ipis: the default) */
 	int verbose;	  /* -v, repeatable */
 };
 

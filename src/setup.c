@@ -523,7 +523,7 @@ static void tracer_options(struct session *s, struct tracer_opts *topts)
 	    .loaded = load_symbols,
 	    .symbols_arg = s,
 	    .drain_all_btf_id = s->btf.drain_all_id,
-	    .has_ipi_send_cpu = s->btf.ipi_send_cpu && !s->opts->no_ipis,
+	    .count_ipis = s->btf.ipi_send_cpu && s->opts->ipis,
 	    .tracefs = TRACEFS,
 	    .slow_threshold_ns = s->opts->slow_ns,
 	    .every_stack = walks_every_stack(s->opts),
@@ -625,8 +625,7 @@ static void describe_fadvise_blind(int err, char *buf, size_t size, const char *
 }
 
 /* What this run cannot see, by mode and by the optional hooks that did not attach. */
-static void describe_blind_spots(const struct tracer_features *f, bool no_ipis, char *buf,
-				 size_t size)
+static void describe_blind_spots(const struct tracer_features *f, bool ipis, char *buf, size_t size)
 {
 	size_t n = 0;
 
@@ -641,7 +640,8 @@ static void describe_blind_spots(const struct tracer_features *f, bool no_ipis, 
 		n += (size_t)snprintf(buf, size, "local drains (lru_add_drain not hooked)");
 	if (!f->ipi && n < size)
 		n += (size_t)snprintf(buf + n, size - n, "%sIPIs (%s)", n ? "; " : "",
-				      no_ipis ? "--no-ipis" : "no ipi:ipi_send_cpu tracepoint");
+				      ipis ? "no ipi:ipi_send_cpu tracepoint"
+					   : "counted with --ipis");
 	if (!f->fadvise && n < size)
 		describe_fadvise_blind(f->fadvise_err, buf + n, size - n, n ? "; " : "");
 }
@@ -651,7 +651,7 @@ static void describe(struct session *s)
 	const struct tracer_features *f = tracer__features(s->tracer);
 
 	uname(&s->uts);
-	describe_blind_spots(f, s->opts->no_ipis, s->blind_spots, sizeof(s->blind_spots));
+	describe_blind_spots(f, s->opts->ipis, s->blind_spots, sizeof(s->blind_spots));
 	s->info = (struct model_info){
 	    .mode = tracer__mode_name(f->mode),
 	    .kernel = s->uts.release,

@@ -131,7 +131,7 @@ static void plan_mode(struct plan *p, struct drainstat_bpf *s, const struct trac
 	add_explained(p, s->progs.drainstat_fadvise_enter, &f->fadvise, &f->fadvise_err);
 	add_explained(p, s->progs.drainstat_fadvise_exit, &f->fadvise, &f->fadvise_err);
 	/* a tp_btf program on a missing tracepoint would fail the whole load */
-	if (o->has_ipi_send_cpu)
+	if (o->count_ipis)
 		add(p, s->progs.drainstat_ipi_send_cpu, NULL, false, &f->ipi);
 	if (mode == MODE_FULL)
 		plan_full(p, s, syms, f);
@@ -153,6 +153,7 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 	skel->rodata->filter_cgroup_id = opts->filter_cgroup_id;
 	skel->rodata->slow_threshold_ns = opts->slow_threshold_ns;
 	skel->rodata->every_stack = opts->every_stack;
+	skel->rodata->count_ipis = opts->count_ipis;
 	if (opts->filter_victims) {
 		skel->rodata->filter_victims = true;
 		memcpy((void *)skel->rodata->victim_cpus, opts->filter_victims,

@@ -65,7 +65,7 @@ struct tracer_opts {
 	int (*loaded)(void *arg);
 	void *symbols_arg;	 /* both callbacks' */
 	int drain_all_btf_id;	 /* lru_add_drain_all()'s BTF id, -errno if none */
-	bool has_ipi_send_cpu;	 /* the ipi:ipi_send_cpu tracepoint exists */
+	bool count_ipis;	 /* --ipis, where the ipi:ipi_send_cpu tracepoint exists */
 	const char *tracefs;	 /* where tracefs is mounted */
 	__u64 slow_threshold_ns; /* -T; 0: no slow-drain log */
 	bool every_stack;	 /* -s, -T: every drain's kernel stack (see bpf/) */

@@ -63,6 +63,14 @@ new_prog_ids() {
 	comm -13 <(echo "$1") <(prog_ids)
 }
 
+# The names of the programs that appeared since BEFORE, sorted, on one line.
+prog_names() {
+	local id
+	for id in $(new_prog_ids "$1"); do
+		bpftool prog show id "$id" | sed -n '1s/.* name \([^ ]*\) .*/\1/p'
+	done | sort | tr '\n' ' '
+}
+
 # True when none of IDS (a prog_ids output) is loaded any more.
 progs_gone() {
 	[ -z "$1" ] && return 1

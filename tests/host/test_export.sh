@@ -14,7 +14,9 @@ mkdir -p "$DIR"
 # -j: one JSON object, the drain model's names
 OUT=$TMPDIR_TEST/json
 COMM=dsjson$$
+BEFORE=$(prog_ids)
 forced_drains "$COMM" -j
+NAMES=$(prog_names "$BEFORE")
 kill -INT $DS_PID
 wait_drainstat
 expect_eq "-j: exit 0" "$DS_RC" 0
@@ -34,35 +36,37 @@ MODE=$(jq -r .mode "$OUT")
 expect_eq "-j: mode" "$MODE" "${DRAINSTAT_MODE:-$MODE}"
 check "-j: a mode" test "$MODE" = full -o "$MODE" = kprobe -o "$MODE" = tracepoint
 expect_eq "-j: lost" "$(jq .lost "$OUT")" 0
-# IPIs where the kernel has ipi:ipi_send_cpu (about 6.4 on), one wakeup a work at most
-HAS_IPI=false
-grep -q 'ipi_send_cpu found$' "$OUT.err" && HAS_IPI=true
-expect_eq "-j: IPIs counted where the kernel has ipi_send_cpu" "$(jq .sees.ipis "$OUT")" "$HAS_IPI"
-if [ "$HAS_IPI" = true ]; then
-	check "-j: IPIs at most one a work" jq_ok "$site | .ipis <= .works" "$OUT"
-fi
+# IPIs only with --ipis: by default no program runs at every IPI of the system
+check "-j: its programs were loaded: $NAMES" grep -q drainstat_queue_work <<<"$NAMES"
+check "-j: none on ipi_send_cpu" test "${NAMES/ipi_send_cpu/}" = "$NAMES"
+expect_eq "-j: IPIs not seen" "$(jq .sees.ipis "$OUT")" false
+check "-j: named where the run cannot see" jq_ok '.cannot_see | test("IPIs [(]counted with --ipis[)]")' \
+	"$OUT"
 
-# --no-ipis: no program at every IPI of the system, the rest counted as before
-OUT=$TMPDIR_TEST/noipis
-COMM=dsnoipi$$
+# --ipis: counted where the kernel has ipi:ipi_send_cpu (about 6.4 on), one wakeup a work at most
+OUT=$TMPDIR_TEST/ipis
+COMM=dsipis$$
 BEFORE=$(prog_ids)
-forced_drains "$COMM" -j --no-ipis
-NAMES=$(for id in $(new_prog_ids "$BEFORE"); do
-	bpftool prog show id "$id" | sed -n '1s/.* name \([^ ]*\) .*/\1/p'
-done | sort | tr '\n' ' ')
+forced_drains "$COMM" -j --ipis
+NAMES=$(prog_names "$BEFORE")
 kill -INT $DS_PID
 wait_drainstat
-expect_eq "--no-ipis: exit 0" "$DS_RC" 0
-check "--no-ipis: its programs were loaded: $NAMES" grep -q drainstat_queue_work <<<"$NAMES"
-check "--no-ipis: none on ipi_send_cpu" test "${NAMES/ipi_send_cpu/}" = "$NAMES"
-expect_eq "--no-ipis: IPIs not seen" "$(jq .sees.ipis "$OUT")" false
-check "--no-ipis: named where the run cannot see" jq_ok '.cannot_see | test("IPIs [(]--no-ipis[)]")' \
-	"$OUT"
+expect_eq "--ipis: exit 0" "$DS_RC" 0
+HAS_IPI=false
+grep -q 'ipi_send_cpu found$' "$OUT.err" && HAS_IPI=true
+expect_eq "--ipis: IPIs counted where the kernel has ipi_send_cpu" "$(jq .sees.ipis "$OUT")" "$HAS_IPI"
 site=".sites[] | select(.site == \"generic_fadvise\" and .comm == \"$COMM\")"
-expect_eq "--no-ipis: drains = bpftrace's" "$(jq "$site | .drains" "$OUT")" "$TRUTH_DRAINS"
-expect_eq "--no-ipis: victim CPU 0 = drains" "$(jq '.cpus[] | select(.cpu == 0) | .works' "$OUT")" \
+if [ "$HAS_IPI" = true ]; then
+	check "--ipis: a program on ipi_send_cpu: $NAMES" test "${NAMES/ipi_send_cpu/}" != "$NAMES"
+	check "--ipis: IPIs at most one a work" jq_ok "$site | .ipis <= .works" "$OUT"
+else
+	check "--ipis: named where the run cannot see" \
+		jq_ok '.cannot_see | test("IPIs [(]no ipi:ipi_send_cpu tracepoint[)]")' "$OUT"
+fi
+expect_eq "--ipis: drains = bpftrace's" "$(jq "$site | .drains" "$OUT")" "$TRUTH_DRAINS"
+expect_eq "--ipis: victim CPU 0 = drains" "$(jq '.cpus[] | select(.cpu == 0) | .works' "$OUT")" \
 	"$TRUTH_DRAINS"
-expect_eq "--no-ipis: lost" "$(jq .lost "$OUT")" 0
+expect_eq "--ipis: lost" "$(jq .lost "$OUT")" 0
 
 # -j INTERVAL COUNT: NDJSON
 "$DRAINSTAT" -j 0.3 3 >"$TMPDIR_TEST/nd" 2>&1

@@ -206,7 +206,7 @@ static void test_args_defaults(void)
 	CHECK(o.mode == MODE_AUTO && !o.stacks && !o.histograms && !o.json && o.verbose == 0);
 	CHECK(!o.comm && !o.cgroup && !o.prom_path && !o.victims_set);
 	CHECK(o.prom_sites == 20 && o.stuck_ns == 1000000000ULL && o.slow_ns == 0);
-	CHECK(o.max_sites == 0 && o.max_stacks == 0 && !o.no_ipis && !o.all_cpus);
+	CHECK(o.max_sites == 0 && o.max_stacks == 0 && !o.ipis && !o.all_cpus);
 }
 
 static void test_args_values(void)
@@ -232,9 +232,13 @@ static void test_args_values(void)
 	/* getopt's unique abbreviations of drainstat's own options */
 	CHECK(PARSE(&o, err, "--dur", "1", "--hi", "--prom-s", "7", "--prom", "y") == CLI_RUN);
 	CHECK(o.duration_ns == 1000000000ULL && o.histograms && o.prom_sites == 7);
-	CHECK(PARSE(&o, err, "--no-ipis", "--all-cpus") == CLI_RUN);
-	CHECK(o.no_ipis && o.all_cpus);
-	CHECK(PARSE(&o, err, "--no-i") == CLI_RUN && o.no_ipis);
+	CHECK(PARSE(&o, err, "--ipis", "--all-cpus") == CLI_RUN);
+	CHECK(o.ipis && o.all_cpus);
+	CHECK(PARSE(&o, err, "--ip") == CLI_RUN && o.ipis);
+	/* the last of the two counts */
+	CHECK(PARSE(&o, err, "--ipis", "--no-ipis") == CLI_RUN && !o.ipis);
+	CHECK(PARSE(&o, err, "--no-ipis", "--ipis") == CLI_RUN && o.ipis);
+	CHECK(PARSE(&o, err, "--no-i") == CLI_RUN && !o.ipis);
 	/* after "--", an argument is INTERVAL even if it looks like an option */
 	CHECK_USAGE("invalid INTERVAL '-1': expected seconds from 0.01 to 31622400 (366 days)",
 		    "--", "-1");
