@@ -40,10 +40,15 @@ forced_run() {
 	FORCED_COMM=$comm
 }
 
-# The truth, the same in every mode. Three independent measurements agree
-# exactly (drains, DONTNEED escalations, remote works on CPU 0); against N a
-# round may rarely fall short: when other folios flush CPU 0's batch first,
-# that round's DONTNEED succeeds without any drain (seen once in ~1000 rounds).
+# The truth, the same in every mode. Drains and DONTNEED escalations agree
+# exactly; against N a round may rarely fall short: when another task's
+# lru_add_drain() on CPU 0 (a process exit) flushes its batch first, that
+# round's DONTNEED succeeds without any drain (seen once in ~1000 rounds).
+# The same flush between the DONTNEED's failed first pass and the drain's look
+# at CPU 0 leaves a drain with no work there, its works on the CPUs that still
+# hold something (per-CPU buffer heads, on 4 CPUs: seen once, arm64 6.1, kprobe
+# mode, 99 works on CPU 0 for 100 drains): so CPU 0's works may fall short of
+# the drains by as much.
 check_forced_counts() {
 	local mode=$1 out=$FORCED_OUT comm=$FORCED_COMM works self drains
 	works=$(site_field "$out" generic_fadvise "$comm" 4)
@@ -52,7 +57,8 @@ check_forced_counts() {
 	expect_range "$mode: drains at generic_fadvise" "$drains" $((N - 2)) $N
 	# with 4 CPUs a drain may also find something batched on CPU 2 or 3
 	expect_range "$mode: remote works" "$((works - self))" "$drains" $((N + N / 10))
-	expect_eq "$mode: remote works on CPU 0, one a drain" "$(cpu_field "$out" 0 2)" "$drains"
+	expect_range "$mode: remote works on CPU 0, one a drain" "$(cpu_field "$out" 0 2)" \
+		$((drains - 2)) "$drains"
 	expect_eq "$mode: fadvise DONTNEED calls" "$(fadvise_field "$out" dontneed 2)" $N
 	expect_eq "$mode: fadvise escalations, one a drain" "$(fadvise_field "$out" dontneed 3)" "$drains"
 	expect_eq "$mode: nothing lost" "$(awk '/drains, .* works/ { print $(NF-1); exit }' "$out")" 0
