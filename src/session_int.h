@@ -25,8 +25,10 @@
 #include "slowlog.h"
 #include "tracer.h"
 
-/* What setup needs from kallsyms: scanned for before full and kprobe modes' load, else in the
- * table. */
+/*
+ * What setup needs from kallsyms: scanned for before full and kprobe modes'
+ * load, else taken from the symbol table.
+ */
 enum setup_symbol {
 	SYM_WORK_FN,
 	SYM_DRAIN_ALL_INNER,

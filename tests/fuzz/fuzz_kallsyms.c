@@ -2,10 +2,11 @@
 /*
  * ksyms__load() on arbitrary kallsyms text, then every lookup on the names and
  * addresses that text holds, and ksyms__scan() (setup's fast path) for a few of
- * those names, which must agree with the load and with ksyms__find() on it. Three bytes first put
- * up to 128 KiB of padding before the text, so that its lines fall across the loader's 64 KiB
- * buffer: the style (bits 0-1: none, one long malformed line, the same without its '\n', filler
- * symbols; bit 2: 64 KiB more), then the padding's length (16 bits).
+ * those names, which must agree with the load and with ksyms__find() on it.
+ * Three bytes first put up to 128 KiB of padding before the text, so that its
+ * lines fall across the loader's 64 KiB buffer:
+ * the style (bits 0-1: none, one long malformed line, the same without its '\n',
+ * filler symbols; bit 2: 64 KiB more), then the padding's length (16 bits).
  */
 #include <errno.h>
 #include <string.h>

@@ -325,21 +325,29 @@ static double elapsed_ms(const struct timespec *a, const struct timespec *b)
 	return (b->tv_sec - a->tv_sec) * 1e3 + (b->tv_nsec - a->tv_nsec) / 1e6;
 }
 
-/* Times the real thing; prints, never asserts on, the time. */
-/* The few symbols setup needs: found, missing, from vmlinux text only. */
-static void test_scan(void)
-{
-	const char *names[] = {"lru_add_drain_per_cpu", "lru_cache_disable", "no_such_symbol",
-			       "__start_rodata", "PageHuge"};
-	__u64 addrs[5];
-	char path[32];
+/* The few symbols setup asks FIXTURE for, by ksyms__scan() and ksyms__find() alike. */
+static const char *const setup_names[] = {"lru_add_drain_per_cpu", "lru_cache_disable",
+					  "no_such_symbol", "__start_rodata", "PageHuge"};
+#define SETUP_NAMES (sizeof(setup_names) / sizeof(setup_names[0]))
 
-	CHECK(ksyms__scan(FIXTURE, names, addrs, 5) == 0);
+/* Their addresses in FIXTURE: found, missing, from vmlinux text only. */
+static void check_setup_addrs(const __u64 *addrs)
+{
 	CHECK(addrs[0] == 0xffffffff815bb040ULL);
 	CHECK(addrs[1] == 0xffffffff815bb500ULL);
 	CHECK(addrs[2] == 0);
 	CHECK(addrs[3] == 0);			  /* data, not text */
 	CHECK(addrs[4] == 0xffffffff815f8870ULL); /* the first of two */
+}
+
+static void test_scan(void)
+{
+	const char *const *names = setup_names;
+	__u64 addrs[SETUP_NAMES];
+	char path[32];
+
+	CHECK(ksyms__scan(FIXTURE, names, addrs, SETUP_NAMES) == 0);
+	check_setup_addrs(addrs);
 	CHECK(ksyms__scan("/nonexistent", names, addrs, 1) == -ENOENT);
 	CHECK(write_temp("0000000000000000 T a\n0000000000000000 T b\n", 42, path) == 0);
 	CHECK(ksyms__scan(path, names, addrs, 1) == -EPERM);
@@ -360,18 +368,13 @@ static void test_find(void)
 {
 	static const char module_first[] = "ffffffffc0001000 t lru_add_drain_per_cpu\t[fake]\n"
 					   "ffffffff815bb040 t lru_add_drain_per_cpu\n";
-	const char *names[] = {"lru_add_drain_per_cpu", "lru_cache_disable", "no_such_symbol",
-			       "__start_rodata", "PageHuge"};
-	__u64 addrs[5] = {1, 1, 1, 1, 1};
+	const char *const *names = setup_names;
+	__u64 addrs[SETUP_NAMES] = {1, 1, 1, 1, 1};
 	struct ksyms *ks = NULL;
 
 	CHECK(ksyms__load(FIXTURE, &ks) == 0);
-	CHECK(ksyms__find(ks, names, addrs, 5) == 3);
-	CHECK(addrs[0] == 0xffffffff815bb040ULL);
-	CHECK(addrs[1] == 0xffffffff815bb500ULL);
-	CHECK(addrs[2] == 0);
-	CHECK(addrs[3] == 0);			  /* data, not text */
-	CHECK(addrs[4] == 0xffffffff815f8870ULL); /* the first of two */
+	CHECK(ksyms__find(ks, names, addrs, SETUP_NAMES) == 3);
+	check_setup_addrs(addrs);
 	CHECK(ksyms__find(NULL, names, addrs, 1) == 0 && addrs[0] == 0);
 	ksyms__free(ks);
 	ks = NULL;
