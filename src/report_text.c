@@ -157,9 +157,34 @@ static void print_hist(FILE *f, const char *name, const struct sparse_hist *h)
 	}
 }
 
-static bool has_drains(const struct model_site *s)
+/*
+ * Whether the row moved in the span, local drains aside (their own table). A
+ * drain counts where it began and its wait where it ended: a drain that began
+ * in an earlier span and ended in this one, its works done in another, moves
+ * its row by its wait alone (full and kprobe modes); one held on the drain
+ * mutex across a report, by its lock time alone.
+ */
+static bool row_moved(const struct model_site *s)
 {
-	return s->count[SITE_DRAINS] || s->count[SITE_WORKS];
+	int i;
+
+	for (i = 0; i < SITE_COUNTS; i++)
+		if (s->count[i])
+			return true;
+	for (i = 0; i < SITE_HISTS; i++)
+		if (i != SITE_LOCAL_NS && s->hist[i].count)
+			return true;
+	return false;
+}
+
+static bool any_row_moved(const struct model *m)
+{
+	int i;
+
+	for (i = 0; i < m->nr_sites; i++)
+		if (row_moved(&m->sites[i]))
+			return true;
+	return false;
 }
 
 static void print_sites(FILE *f, const struct model *m, const struct text_opts *opts)
@@ -167,13 +192,13 @@ static void print_sites(FILE *f, const struct model *m, const struct text_opts *
 	struct site_widths w = site_widths(m);
 	int i;
 
-	if (!m->drains && !m->works) {
+	if (!any_row_moved(m)) {
 		fprintf(f, "no drains\n");
 		return;
 	}
 	print_site_header(f, &w, &m->info);
 	for (i = 0; i < m->nr_sites; i++) {
-		if (!has_drains(&m->sites[i]))
+		if (!row_moved(&m->sites[i]))
 			continue;
 		print_site_row(f, &m->sites[i], &w, &m->info);
 		if (opts->stacks)
