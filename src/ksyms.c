@@ -438,21 +438,23 @@ size_t ksyms__count(const struct ksyms *ks)
 	return ks ? ks->nr_syms : 0;
 }
 
-/* The symbol as the first text symbol of vmlinux named names[i], if not found yet. */
-static void match_name(const struct ksym *sym, const char *const *names, __u64 *addrs, size_t n,
-		       size_t *found)
+/*
+ * The symbol as the first text symbol of vmlinux named names[i], if not found
+ * yet: i, or -1 when it is none of them.
+ */
+static int match_name(const struct ksym *sym, const char *const *names, __u64 *addrs, size_t n)
 {
 	size_t i;
 
 	if (sym->module || !is_text(sym->type))
-		return;
+		return -1;
 	for (i = 0; i < n; i++) {
 		if (addrs[i] || strcmp(sym->name, names[i]))
 			continue;
 		addrs[i] = sym->addr;
-		(*found)++;
-		return;
+		return (int)i;
 	}
+	return -1;
 }
 
 size_t ksyms__find(const struct ksyms *ks, const char *const *names, __u64 *addrs, size_t n)
@@ -462,7 +464,7 @@ size_t ksyms__find(const struct ksyms *ks, const char *const *names, __u64 *addr
 	for (i = 0; i < n; i++)
 		addrs[i] = 0;
 	for (i = 0; ks && found < n && i < ks->nr_syms; i++)
-		match_name(&ks->syms[i], names, addrs, n, &found);
+		found += match_name(&ks->syms[i], names, addrs, n) >= 0;
 	return found;
 }
 
@@ -477,14 +479,14 @@ static int next_line(FILE *f, char **line, size_t *size)
 	return errno ? -errno : -EIO;
 }
 
-int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t n)
+int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t n, size_t either)
 {
-	size_t found = 0, lines = 0, i, size = 0;
+	size_t found = 0, lines = 0, i, size = 0, all = either ? n - either + 1 : n;
 	struct ksyms_line l;
-	bool any_addr = false;
+	bool any_addr = false, other = false;
 	char *line = NULL;
 	FILE *f;
-	int err = 0;
+	int err = 0, k;
 
 	for (i = 0; i < n; i++)
 		addrs[i] = 0;
@@ -492,7 +494,7 @@ int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t
 	if (!f)
 		return -errno;
 	/* whole lines: the rest of one longer than a buffer would parse as a line of its own */
-	while (found < n && (err = next_line(f, &line, &size)) > 0) {
+	while (found < all && (err = next_line(f, &line, &size)) > 0) {
 		line[strcspn(line, "\n")] = '\0';
 		if (parse_line(line, &l))
 			continue;
@@ -501,10 +503,19 @@ int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t
 		if (!l.addr)
 			continue;
 		any_addr = true;
-		match_name(
+		k = match_name(
 		    &(struct ksym){
 			.name = l.name, .module = l.module, .addr = l.addr, .type = l.type},
-		    names, addrs, n, &found);
+		    names, addrs, n);
+		if (k < 0)
+			continue;
+		/* of the alternatives, the first found counts */
+		if ((size_t)k < n - either) {
+			found++;
+		} else if (!other) {
+			other = true;
+			found++;
+		}
 	}
 	/* 1: stopped with every name found */
 	if (err >= 0)

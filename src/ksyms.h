@@ -51,10 +51,12 @@ const struct ksym *ksyms__get_symbol(const struct ksyms *ks, const char *name);
 /*
  * The addresses of a few vmlinux text symbols, read off path without loading
  * the rest: the scan stops once each of the n names is found, which for
- * symbols early in the file is a fraction of a full load. addrs[i] is 0 for a
+ * symbols early in the file is a fraction of a full load. The last either of
+ * them (0: none) are alternatives, of which a kernel has one: the first found
+ * is enough, and those after it in the file stay unread. addrs[i] is 0 for a
  * name not found. 0, or -errno as ksyms__load().
  */
-int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t n);
+int ksyms__scan(const char *path, const char *const *names, __u64 *addrs, size_t n, size_t either);
 
 /*
  * The same addresses from a loaded table, where one is: addrs[i] is the first

@@ -33,6 +33,7 @@ enum setup_symbol {
 	SYM_WORK_FN,
 	SYM_DRAIN_ALL_INNER,
 	SYM_CACHE_DISABLE,
+	/* last, the alternatives: a kernel's kretprobes return through one or the other */
 	SYM_KRETPROBE_TRAMPOLINE,
 	SYM_RETHOOK_TRAMPOLINE,
 	SYM_NR

@@ -294,7 +294,8 @@ static void *scan_symbols(void *arg)
 	struct symbol_scan *scan = arg;
 	__u64 start = now_ns();
 
-	scan->err = ksyms__scan(KALLSYMS, setup_symbol_names, scan->addrs, SYM_NR);
+	scan->err = ksyms__scan(KALLSYMS, setup_symbol_names, scan->addrs, SYM_NR,
+				SYM_NR - SYM_KRETPROBE_TRAMPOLINE);
 	scan->ns = now_ns() - start;
 	return NULL;
 }
@@ -357,6 +358,7 @@ static int symbols_ready(void *arg, struct tracer_symbols *syms)
 {
 	struct session *s = arg;
 	const __u64 *addrs = s->scan.addrs;
+	int i;
 
 	if (s->ksyms)
 		ksyms__find(s->ksyms, setup_symbol_names, s->scan.addrs, SYM_NR);
@@ -381,6 +383,10 @@ static int symbols_ready(void *arg, struct tracer_symbols *syms)
 	else
 		note(s, "%s at 0x%llx, found in %.1f ms by a scan of %s", DRAIN_WORK_FN,
 		     (unsigned long long)addrs[SYM_WORK_FN], (double)s->scan.ns / 1e6, KALLSYMS);
+	for (i = SYM_KRETPROBE_TRAMPOLINE; i <= SYM_RETHOOK_TRAMPOLINE; i++)
+		if (addrs[i])
+			note(s, "kretprobes return through %s at 0x%llx", setup_symbol_names[i],
+			     (unsigned long long)addrs[i]);
 	*syms = (struct tracer_symbols){
 	    .drain_work_fn = addrs[SYM_WORK_FN],
 	    .drain_fn = addrs[SYM_DRAIN_ALL_INNER] ? setup_symbol_names[SYM_DRAIN_ALL_INNER] : NULL,
@@ -521,7 +527,7 @@ static void tracer_options(struct session *s, struct tracer_opts *topts)
 	    .mode = s->opts->mode,
 	    .symbols = symbols_ready,
 	    .loaded = load_symbols,
-	    .symbols_arg = s,
+	    .callback_arg = s,
 	    .drain_all_btf_id = s->btf.drain_all_id,
 	    .count_ipis = s->btf.ipi_send_cpu && s->opts->ipis,
 	    .tracefs = TRACEFS,

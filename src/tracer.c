@@ -416,7 +416,7 @@ static int need_symbols(struct tracer *t, const struct tracer_opts *opts)
 
 	if (t->have_syms)
 		return 0;
-	err = opts->symbols(opts->symbols_arg, &t->syms);
+	err = opts->symbols(opts->callback_arg, &t->syms);
 	t->have_syms = !err;
 	return err;
 }
@@ -474,7 +474,7 @@ static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain
 		err = load_error(drainstat_bpf__load(t->skel));
 	if (!err && opts->loaded) {
 		*failed = TRACER_SYMBOLS;
-		err = opts->loaded(opts->symbols_arg);
+		err = opts->loaded(opts->callback_arg);
 	}
 	if (!err && late) {
 		*failed = TRACER_SYMBOLS;

@@ -63,7 +63,7 @@ struct tracer_opts {
 	 * give up, as tracer_opts.symbols.
 	 */
 	int (*loaded)(void *arg);
-	void *symbols_arg;	 /* both callbacks' */
+	void *callback_arg;	 /* symbols() and loaded() get it */
 	int drain_all_btf_id;	 /* lru_add_drain_all()'s BTF id, -errno if none */
 	bool count_ipis;	 /* --ipis, where the ipi:ipi_send_cpu tracepoint exists */
 	const char *tracefs;	 /* where tracefs is mounted */

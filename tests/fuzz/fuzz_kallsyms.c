@@ -188,6 +188,27 @@ static void check_find(const struct ksyms *ks, const char **names, const __u64 *
 }
 
 /*
+ * With the last two names alternatives (setup's trampolines), the scan gives
+ * the other names' addresses as the whole scan did, and of the alternatives
+ * one at least where the whole scan found one, each where that scan had it.
+ */
+static void check_either(const char *path, const char **names, const __u64 *whole, size_t n)
+{
+	__u64 addrs[SCAN_NAMES];
+	size_t i, either = 2, alternatives = 0, had = 0;
+
+	FUZZ_CHECK(!ksyms__scan(path, names, addrs, n, either), "ksyms__scan, either: failed");
+	for (i = 0; i < n; i++) {
+		FUZZ_CHECK(addrs[i] == whole[i] || (i >= n - either && !addrs[i]),
+			   "either: '%s' at 0x%llx, the whole scan: at 0x%llx", names[i],
+			   (unsigned long long)addrs[i], (unsigned long long)whole[i]);
+		alternatives += i >= n - either && addrs[i];
+		had += i >= n - either && whole[i];
+	}
+	FUZZ_CHECK(alternatives || !had, "either: no alternative, the whole scan found %zu", had);
+}
+
+/*
  * The scan finds a vmlinux text symbol where the load does: the first of that
  * name in the file (ks NULL: the load failed).
  */
@@ -197,7 +218,7 @@ static void check_scan(const char *path, const struct ksyms *ks, const struct wo
 	__u64 addrs[SCAN_NAMES];
 	const struct ksym *s;
 	size_t i, n = scan_names(w, names);
-	int err = ksyms__scan(path, names, addrs, n);
+	int err = ksyms__scan(path, names, addrs, n, 0);
 
 	FUZZ_CHECK(!err || err == -EINVAL || err == -EPERM, "ksyms__scan: %d", err);
 	for (i = 0; !err && i < n; i++) {
@@ -216,6 +237,8 @@ static void check_scan(const char *path, const struct ksyms *ks, const struct wo
 	}
 	if (!err && ks)
 		check_find(ks, names, addrs, n);
+	if (!err && n >= 2)
+		check_either(path, names, addrs, n);
 }
 
 static size_t count_lines(const char *s, size_t len)

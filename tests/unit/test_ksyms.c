@@ -346,20 +346,53 @@ static void test_scan(void)
 	__u64 addrs[SETUP_NAMES];
 	char path[32];
 
-	CHECK(ksyms__scan(FIXTURE, names, addrs, SETUP_NAMES) == 0);
+	CHECK(ksyms__scan(FIXTURE, names, addrs, SETUP_NAMES, 0) == 0);
 	check_setup_addrs(addrs);
-	CHECK(ksyms__scan("/nonexistent", names, addrs, 1) == -ENOENT);
+	CHECK(ksyms__scan("/nonexistent", names, addrs, 1, 0) == -ENOENT);
 	CHECK(write_temp("0000000000000000 T a\n0000000000000000 T b\n", 42, path) == 0);
-	CHECK(ksyms__scan(path, names, addrs, 1) == -EPERM);
+	CHECK(ksyms__scan(path, names, addrs, 1, 0) == -EPERM);
 	unlink(path);
 	CHECK(write_temp("", 0, path) == 0);
-	CHECK(ksyms__scan(path, names, addrs, 1) == -EINVAL);
+	CHECK(ksyms__scan(path, names, addrs, 1, 0) == -EINVAL);
 	unlink(path);
 	/* Debian's kernels list percpu symbols at 0 first: not hidden addresses */
 	CHECK(write_temp("0000000000000000 A fixed_percpu_data\n"
 			 "ffffffff815bb040 t lru_add_drain_per_cpu\n",
 			 78, path) == 0);
-	CHECK(ksyms__scan(path, names, addrs, 1) == 0 && addrs[0] == 0xffffffff815bb040ULL);
+	CHECK(ksyms__scan(path, names, addrs, 1, 0) == 0 && addrs[0] == 0xffffffff815bb040ULL);
+	unlink(path);
+}
+
+/*
+ * The last names alternatives, as setup's trampolines: the first found ends
+ * the scan once the others are found, and those after it stay unread.
+ */
+static void test_scan_either(void)
+{
+	static const char text[] = "ffffffff81000100 t rethook_tramp\n"
+				   "ffffffff81000200 T lru_add_drain_per_cpu\n"
+				   "ffffffff81000300 t kretprobe_tramp\n"
+				   "ffffffff81000400 T lru_cache_disable\n";
+	const char *names[] = {"lru_add_drain_per_cpu", "kretprobe_tramp", "rethook_tramp"};
+	__u64 addrs[3];
+	char path[32];
+
+	CHECK(write_temp(text, sizeof(text) - 1, path) == 0);
+	CHECK(ksyms__scan(path, names, addrs, 3, 2) == 0);
+	CHECK(addrs[0] == 0xffffffff81000200ULL && addrs[2] == 0xffffffff81000100ULL);
+	CHECK(addrs[1] == 0); /* after the line that ended the scan */
+	/* no alternative: on to the end, the others found all the same */
+	names[0] = "lru_cache_disable";
+	names[1] = names[2] = "no_such_symbol";
+	CHECK(ksyms__scan(path, names, addrs, 3, 2) == 0);
+	CHECK(addrs[0] == 0xffffffff81000400ULL && !addrs[1] && !addrs[2]);
+	/* alternatives found before the others do not end it */
+	names[0] = "lru_cache_disable";
+	names[1] = "rethook_tramp";
+	names[2] = "kretprobe_tramp";
+	CHECK(ksyms__scan(path, names, addrs, 3, 2) == 0);
+	CHECK(addrs[0] == 0xffffffff81000400ULL && addrs[1] == 0xffffffff81000100ULL &&
+	      addrs[2] == 0xffffffff81000300ULL);
 	unlink(path);
 }
 
@@ -437,6 +470,7 @@ int main(void)
 	RUN(test_long_lines);
 	RUN(test_many_lines);
 	RUN(test_scan);
+	RUN(test_scan_either);
 	RUN(test_find);
 	RUN(test_proc_kallsyms);
 	return failed ? 1 : 0;

@@ -197,6 +197,17 @@ done
 forced_run tracepoint && check_forced_counts tracepoint
 check "tracepoint: WAIT~ marks the lower bound" grep -q -- '-- WAIT~ --' "$FORCED_OUT"
 
+# kretprobes return through their own trampoline or rethook's, never both: the
+# symbol table (tracepoint mode) names each this kernel has; kprobe mode's scan
+# of kallsyms stops at the first it finds, which must be that one
+trampolines() {
+	sed -n 's/^drainstat: kretprobes return through \([^ ]*\) at .*/\1/p' "$1"
+}
+expect_eq "tracepoint: one kretprobe trampoline in kallsyms" \
+	"$(trampolines /tmp/forced-tracepoint.err | wc -l)" 1
+expect_eq "kprobe: the scan found that trampoline" "$(trampolines /tmp/forced-kprobe.err)" \
+	"$(trampolines /tmp/forced-tracepoint.err)"
+
 # the other call sites, really triggered and attributed
 site_run compact dscompact
 rows=$(site_rows "$SITE_OUT" dscompact)
