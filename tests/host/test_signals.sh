@@ -31,7 +31,7 @@ check "SIGHUP: still tracing" kill -0 "$DS_PID"
 expect_eq "SIGHUP: the report has the drains" \
 	"$(site_field "$OUT" generic_fadvise dshup 3)" "$TRUTH_DRAINS"
 kill -HUP "$DS_PID"
-wait_until 10 test "$(reports_in "$OUT")" -ge 2
+wait_until 10 output_isnt 1 reports_in "$OUT"
 kill -TERM "$DS_PID"
 wait_drainstat
 expect_eq "SIGHUP twice, then SIGTERM: exit 0" "$DS_RC" 0
@@ -45,7 +45,7 @@ start_drainstat "$OUT" 3600 2
 kill -HUP $DS_PID
 wait_until 10 grep -q ': [0-9]* drains, ' "$OUT"
 kill -HUP $DS_PID
-wait_until 10 test "$(reports_in "$OUT")" -ge 2
+wait_until 10 output_isnt 1 reports_in "$OUT"
 sleep 0.5 # no third
 expect_eq "SIGHUP with INTERVAL: a report each" "$(reports_in "$OUT")" 2
 check "SIGHUP with INTERVAL: COUNT not used up" kill -0 $DS_PID
@@ -60,7 +60,7 @@ forced_drains dshupp --prom "$PROM" 3600
 drains_in() { prom_value "$1" 'drainstat_drains_total{site="generic_fadvise"}'; }
 expect_eq "SIGHUP with --prom: the start export has no drains yet" "$(drains_in "$PROM")" ""
 kill -HUP "$DS_PID"
-wait_until 10 test -n "$(drains_in "$PROM")"
+wait_until 10 output_isnt "" drains_in "$PROM"
 expect_eq "SIGHUP with --prom: rewritten with the drains" "$(drains_in "$PROM")" "$TRUTH_DRAINS"
 kill -TERM "$DS_PID"
 wait_drainstat

@@ -141,7 +141,8 @@ wait_attached() {
 }
 
 # wait_until SECONDS CMD...: runs CMD every 0.1 s until it succeeds (0) or
-# SECONDS have passed (1).
+# SECONDS have passed (1). A "$(...)" among its words is expanded once, before
+# the wait: to wait for an output, pass output_is or output_isnt.
 wait_until() {
 	local tries=$(($1 * 10))
 	shift
@@ -150,6 +151,16 @@ wait_until() {
 		sleep 0.1
 	done
 	return 1
+}
+
+# output_is WANT CMD...: CMD prints WANT (its last newline aside); output_isnt:
+# it does not.
+output_is() {
+	[ "$("${@:2}")" = "$1" ]
+}
+
+output_isnt() {
+	! output_is "$@"
 }
 
 # prom_value FILE SERIES: the value of SERIES ('name{labels}') in the export FILE.
