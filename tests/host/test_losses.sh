@@ -15,14 +15,22 @@ summary_lost() { grep -o ', [0-9]* lost$' "$1" | tail -1 | tr -dc 0-9; }
 # 10 comms (10 sites) into a site map of 3, in all three outputs
 N=60
 K=10
+# progress: the reports begun on stdout (text and -j), or the export's mtime
+progress() {
+	if [ -n "${PROM:-}" ]; then
+		stat -c %.9Y "$PROM"
+	else
+		grep -c -e ' drains, ' -e '^{"time"' "$OUT"
+	fi
+}
 sites_run() {
 	local before _
 	FORCE_ARGS="-k $K" forced_drains dsfull --max-sites 3 "$@" || return 1
 	# two more intervals: the run goes on after the losses (-j and text: a
 	# report more on stdout each; --prom: the export written again)
 	for _ in 1 2; do
-		before=$(cat "$OUT" "${PROM:-/dev/null}" 2>/dev/null | cksum)
-		wait_until 10 test "$(cat "$OUT" "${PROM:-/dev/null}" 2>/dev/null | cksum)" != "$before"
+		before=$(progress)
+		wait_until 10 output_isnt "$before" progress
 	done
 	kill -INT "$DS_PID"
 	wait_drainstat
