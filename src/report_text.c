@@ -177,29 +177,18 @@ static bool row_moved(const struct model_site *s)
 	return false;
 }
 
-static bool any_row_moved(const struct model *m)
-{
-	int i;
-
-	for (i = 0; i < m->nr_sites; i++)
-		if (row_moved(&m->sites[i]))
-			return true;
-	return false;
-}
-
 static void print_sites(FILE *f, const struct model *m, const struct text_opts *opts)
 {
 	struct site_widths w = site_widths(m);
+	bool any = false;
 	int i;
 
-	if (!any_row_moved(m)) {
-		fprintf(f, "no drains\n");
-		return;
-	}
-	print_site_header(f, &w, &m->info);
 	for (i = 0; i < m->nr_sites; i++) {
 		if (!row_moved(&m->sites[i]))
 			continue;
+		if (!any)
+			print_site_header(f, &w, &m->info);
+		any = true;
 		print_site_row(f, &m->sites[i], &w, &m->info);
 		if (opts->stacks)
 			print_stacks(f, &m->sites[i]);
@@ -212,6 +201,8 @@ static void print_sites(FILE *f, const struct model *m, const struct text_opts *
 				print_hist(f, "lock", &m->sites[i].hist[SITE_LOCK_NS]);
 		}
 	}
+	if (!any)
+		fprintf(f, "no drains\n");
 }
 
 #define LOCAL_ROWS 10
