@@ -36,13 +36,18 @@ __u64 kretprobe_trampoline SEC(".data.symbols");
 __u64 rethook_trampoline SEC(".data.symbols");
 
 /* Set by user space between open and load. */
-/* Filters (-p, -c, --cgroup, -C); any_filter says whether any is set. */
+/*
+ * Filters: of callers (-p, -c, --cgroup; any_caller_filter says whether any is
+ * set) and of target CPUs (-C). Every work is followed whatever -C says: a
+ * drain is a whole (its wait, its phase in flight, whether it queued
+ * anything), and -C only decides what its site and the CPU table count.
+ */
 const volatile __u32 filter_tgid;
 const volatile char filter_comm[DRAINSTAT_COMM_LEN];
 const volatile __u64 filter_cgroup_id;
 const volatile bool filter_victims;
 const volatile __u64 victim_cpus[DRAINSTAT_MAX_CPUS / 64];
-const volatile bool any_filter;
+const volatile bool any_caller_filter;
 /* -T: drains slower than this go to the slow-drain log; 0: no log */
 const volatile __u64 slow_threshold_ns;
 const volatile bool entry_visible;     /* full and kprobe modes */
@@ -563,31 +568,47 @@ static __always_inline void drain_reset(void *ctx, struct drain_state *d, __u64 
 }
 
 /*
- * A drain begins in the task's state d, at entry or at its first queue: its
- * site counts it, and the fadvise call it came in (f, or NULL) escalated.
- * caller: the return address into the drain's caller, 0 if unknown; ret_ip as
- * site_key's.
+ * The drain counts in its site (s, or NULL: no room): at its begin without -C,
+ * else at its first work to a selected CPU, with its lock time, known by then.
  */
-static __always_inline struct site_stats *drain_begin(void *ctx, struct drain_state *d,
-						      __u64 pid_tgid, __u64 now,
-						      struct fadvise_call *f, __u64 caller,
-						      __u64 ret_ip)
+static __always_inline void drain_count(struct drain_state *d, struct site_stats *s)
+{
+	d->counted = 1;
+	if (!s)
+		return;
+	__sync_fetch_and_add(&s->count[SITE_DRAINS], 1);
+	if (d->forced)
+		__sync_fetch_and_add(&s->count[SITE_FORCED_DRAINS], 1);
+	if (d->by_entry && d->works)
+		hist_add(&s->hist[SITE_LOCK_NS], d->lock_ns);
+}
+
+/*
+ * A drain begins in the task's state d, at entry or at its first queue, and
+ * the fadvise call it came in (f, or NULL) escalated. caller: the return
+ * address into the drain's caller, 0 if unknown; ret_ip as site_key's;
+ * forced: lru_cache_disable(). by_entry: seen at its entry.
+ */
+static __always_inline void drain_begin(void *ctx, struct drain_state *d, __u64 pid_tgid, __u64 now,
+					struct fadvise_call *f, __u64 caller, __u64 ret_ip,
+					bool forced, bool by_entry)
 {
 	__u64 source = drain_source(caller, f);
 	struct site_stats *s;
 
 	drain_reset(ctx, d, pid_tgid, now, source, ret_ip);
+	d->forced = forced;
+	d->by_entry = by_entry;
 	if (d->site_slot) {
 		s = site_stats_of(&d->site, d->site_slot);
 	} else {
 		s = site_stats_get(&d->site, &d->site_slot);
 		site_remember(source, &d->site, d->site_slot);
 	}
-	if (s)
-		__sync_fetch_and_add(&s->count[SITE_DRAINS], 1);
+	if (!filter_victims)
+		drain_count(d, s);
 	d->fadvise_ns = mark_escalation(f);
 	open_drains_add(1);
-	return s;
 }
 
 /* Tracepoint mode. f: the task's fadvise call if the caller looked it up, else NULL. */
@@ -600,7 +621,7 @@ drain_open(void *ctx, struct drain_state *d, __u64 pid_tgid, __u64 now, struct f
 		d = drain_state_get(tid);
 	if (!d)
 		return NULL;
-	drain_begin(ctx, d, pid_tgid, now, f ? f : fadvise_call_of(tid), 0, 0);
+	drain_begin(ctx, d, pid_tgid, now, f ? f : fadvise_call_of(tid), 0, 0, false, false);
 	return d;
 }
 
@@ -652,7 +673,7 @@ static __always_inline bool task_selected(__u64 pid_tgid)
 	return !filter_comm[0] || comm_selected();
 }
 
-/* -C: only works to these CPUs. */
+/* -C: whether works to this CPU count. */
 static __always_inline bool victim_selected(int cpu)
 {
 	__u32 c, word;
@@ -674,7 +695,10 @@ static __always_inline bool victim_selected(int cpu)
 	return victim_cpus[word] & (1ULL << (c % 64));
 }
 
-/* A work queued by a drain seen at entry: the first one ends the lock phase. */
+/*
+ * A work queued by a drain seen at entry: the first one ends the lock phase;
+ * a drain not yet counted (-C) adds it when it is (drain_count()).
+ */
 static __always_inline void queue_in_call(struct drain_state *d, __u64 now)
 {
 	struct site_stats *s;
@@ -682,6 +706,8 @@ static __always_inline void queue_in_call(struct drain_state *d, __u64 now)
 	if (d->works)
 		return;
 	d->lock_ns = now - d->id_ns;
+	if (!d->counted)
+		return;
 	s = site_stats_of(&d->site, d->site_slot);
 	if (s)
 		hist_add(&s->hist[SITE_LOCK_NS], d->lock_ns);
@@ -712,7 +738,7 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 	struct drain_state *d;
 	__u64 nvcsw;
 
-	if (!task_selected(pid_tgid) || !victim_selected(target_cpu))
+	if (!task_selected(pid_tgid))
 		return;
 	ws = bpf_map_lookup_elem(&works, &target);
 	if (!ws) {
@@ -736,9 +762,12 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 	d->nvcsw = nvcsw;
 	d->works++;
 	__sync_fetch_and_add(&d->pending, 1);
-
-	if (count_ipis)
-		ipi_gate_open(tid, target);
+	if (victim_selected(target_cpu)) {
+		if (!d->counted)
+			drain_count(d, site_stats_of(&d->site, d->site_slot));
+		if (count_ipis)
+			ipi_gate_open(tid, target);
+	}
 	/* the CPU runs it only after this returns: the tracepoint comes before insert_work() */
 	ws->queue_ns = now;
 	ws->start_ns = 0;
@@ -828,10 +857,11 @@ static __always_inline void drain_work_done(const struct work_state *ws, struct 
 	wait = now - d->id_ns;
 	/*
 	 * tracepoint mode: the slowest work is what is known to be slow; a drain
-	 * that a late work rejoins is logged at its first end
+	 * that a late work rejoins is logged at its first end. One not counted
+	 * (-C) records no wait and is not logged.
 	 */
-	if (drain_close(d, s, wait) && slow_threshold_ns && !d->logged &&
-	    d->slowest_work_ns >= slow_threshold_ns) {
+	if (drain_close(d, d->counted ? s : NULL, wait) && d->counted && slow_threshold_ns &&
+	    !d->logged && d->slowest_work_ns >= slow_threshold_ns) {
 		d->logged = 1;
 		slow_emit(d, ws->caller_tid, now, wait);
 	}
@@ -847,8 +877,8 @@ static __always_inline void on_end(struct work_struct *work)
 	bool self;
 
 	if (!ws) {
-		/* with a filter, the works it dropped at queue time end here too */
-		if (!any_filter)
+		/* with a caller filter, the works it dropped at queue time end here too */
+		if (!any_caller_filter)
 			count(CNT_WORK_UNSEEN);
 		return;
 	}
@@ -868,14 +898,13 @@ static __always_inline void on_end(struct work_struct *work)
 	dispatch = ws->start_ns - ws->queue_ns;
 	run = now - ws->start_ns;
 	self = cpu == ws->caller_cpu;
-	if (s) {
-		__sync_fetch_and_add(&s->count[SITE_WORKS], 1);
-		if (self)
-			__sync_fetch_and_add(&s->count[SITE_SELF_WORKS], 1);
+	if (s && victim_selected((int)cpu)) {
+		__sync_fetch_and_add(&s->count[self ? SITE_SELF_WORKS : SITE_REMOTE_WORKS], 1);
 		hist_add(&s->hist[SITE_DISPATCH_NS], dispatch);
 		hist_add(&s->hist[SITE_RUN_NS], run);
 	}
-	account_cpu(cpu, self, dispatch, run);
+	if (victim_selected((int)cpu))
+		account_cpu(cpu, self, dispatch, run);
 	drain_work_done(ws, s, now, cpu, dispatch, run);
 	ws->work = 0;
 }
@@ -1090,7 +1119,6 @@ static __always_inline void drain_enter(void *ctx, bool forced, __u8 level, bool
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
 	struct drain_state *d;
-	struct site_stats *s;
 	__u64 caller, ret_ip;
 
 	if (!task_selected(pid_tgid))
@@ -1111,11 +1139,9 @@ static __always_inline void drain_enter(void *ctx, bool forced, __u8 level, bool
 	/* twin: fentry (full mode), else a kprobe */
 	caller = twin ? fentry_caller(ctx, nr_args) : kprobe_caller(ctx);
 	ret_ip = twin ? 0 : kprobe_ret_ip(caller);
-	s = drain_begin(ctx, d, pid_tgid, bpf_ktime_get_ns(), fadvise_call_of(tid), caller, ret_ip);
+	drain_begin(ctx, d, pid_tgid, bpf_ktime_get_ns(), fadvise_call_of(tid), caller, ret_ip,
+		    forced, true);
 	d->in_call = level;
-	d->by_entry = 1;
-	if (s && forced)
-		__sync_fetch_and_add(&s->count[SITE_FORCED_DRAINS], 1);
 	twin_first(&d->entry_ctx, ctx, twin);
 }
 
@@ -1142,6 +1168,9 @@ static __always_inline void drain_exit(void *ctx, __u8 level, bool twin)
 	}
 	d->in_call = 0;
 	open_drains_add(-1);
+	/* under -C, a drain that reached no selected CPU */
+	if (!d->counted)
+		return;
 	now = bpf_ktime_get_ns();
 	wait = now - d->id_ns;
 	if (slow_threshold_ns && wait >= slow_threshold_ns)

@@ -106,8 +106,15 @@ enum site_count {
 	SITE_DRAINS,
 	SITE_FORCED_DRAINS, /* lru_cache_disable(): every CPU, never piggybacks */
 	SITE_EMPTY_DRAINS,  /* returned with no work queued (entry visible only) */
+	/*
+	 * self + remote, which user space sums when it reads a site: BPF never
+	 * writes it. A work adds to one of the two, so that no count is ever
+	 * derived by a difference, which a read racing the adds could take below
+	 * zero or back down from one report to the next.
+	 */
 	SITE_WORKS,
 	SITE_SELF_WORKS,
+	SITE_REMOTE_WORKS,
 	SITE_IPIS, /* IPIs that woke the CPU of one of its works not yet started */
 	SITE_COUNTS,
 };
@@ -206,13 +213,19 @@ struct drain_state {
 	__s32 last_target_cpu;
 	__u8 in_call;  /* between entry and exit: the CALL_* levels entered */
 	__u8 by_entry; /* opened at entry: the exit records the wait */
-	__u8 pad;
+	/*
+	 * counted in its site: at once without -C; under -C once it queues a
+	 * work to a selected CPU (a drain that reaches none is not counted)
+	 */
+	__u8 counted;
 	__u8 logged; /* tracepoint mode, -T: the drain's event is out (once a drain) */
 	__u32 tgid;
 	__u32 caller_cpu;
 	/* for the slow-drain log (-T) only */
 	__s32 ustack_id;
 	__u32 closed; /* tracepoint mode: the wait is recorded (see drain_close()) */
+	__u32 forced; /* lru_cache_disable() */
+	__u32 pad;
 	__u64 lock_ns;
 	__u64 slowest_work_ns; /* dispatch + run of its slowest work */
 	__u64 fadvise_ns;      /* start of the fadvise call it came in, 0 if none */

@@ -12,8 +12,9 @@ const struct metric_desc metric__site_count[SITE_COUNTS] = {
 			   SEEN_ENTRY},
     [SITE_WORKS] = {"works", "works_total", PROM_COUNTER_BY_KIND,
 		    "Works queued by drains; kind=self: on the caller's own CPU.", SEEN_ALWAYS},
-    /* in works_total{kind="self"} */
+    /* in works_total{kind="self"} and {kind="remote"} */
     [SITE_SELF_WORKS] = {"self_works", NULL, PROM_COUNTER, NULL, SEEN_ALWAYS},
+    [SITE_REMOTE_WORKS] = {"remote_works", NULL, PROM_COUNTER, NULL, SEEN_ALWAYS},
     [SITE_IPIS] = {"ipis", "ipis_total", PROM_COUNTER, "IPIs sent to wake the CPUs that got works.",
 		   SEEN_IPI},
 };

@@ -449,8 +449,12 @@ static void model_running(struct model_running *m, const struct running_task *r)
 	m->running_ns = r->running_ns;
 }
 
+/*
+ * A work of a drain in flight, on any CPU: -C narrows what the sites and CPUs
+ * count, never what a drain waits on (info: the -C CPUs, or NULL).
+ */
 static void model_work(struct model_work *w, const struct in_flight_work *fw,
-		       const struct snap_in_flight *f)
+		       const struct snap_in_flight *f, const struct model_info *info)
 {
 	memset(w, 0, sizeof(*w));
 	w->target_cpu = (int)fw->target_cpu;
@@ -458,6 +462,7 @@ static void model_work(struct model_work *w, const struct in_flight_work *fw,
 	w->self = fw->target_cpu == fw->ws.caller_cpu;
 	w->isolated = cpu_in(f->isolated, fw->target_cpu);
 	w->nohz_full = cpu_in(f->nohz_full, fw->target_cpu);
+	w->outside_filter = info->filter_cpu_mask && !cpu_in(info->filter_cpu_mask, fw->target_cpu);
 	w->age_ns = age(f->read_ns, w->started ? fw->ws.start_ns : fw->ws.queue_ns);
 	if (!w->started)
 		model_running(&w->running, &fw->running);
@@ -479,7 +484,7 @@ static int drain_works(struct model *m, struct model_drain *md, const struct sna
 			if (fw->ws.caller_tid != sd->tid || fw->ws.drain_id_ns != sd->d.id_ns ||
 			    (fw->ws.start_ns != 0) != (pass == 1))
 				continue;
-			model_work(&md->in_flight[n++], fw, f);
+			model_work(&md->in_flight[n++], fw, f, &m->info);
 			md->pending_works += pass == 0;
 		}
 	}

@@ -69,7 +69,8 @@ struct model_work {
 	bool self;    /* target_cpu is the caller's */
 	bool isolated;
 	bool nohz_full;
-	__u64 age_ns;		      /* pending: since queued; running: since started */
+	bool outside_filter; /* a CPU -C does not count: the drain waits on it all the same */
+	__u64 age_ns;	     /* pending: since queued; running: since started */
 	struct model_running running; /* pending works only */
 };
 
@@ -110,10 +111,11 @@ struct model_info {
 	bool cumulative; /* since start rather than since the previous report */
 	__u64 stuck_ns;	 /* --stuck: a drain in flight this long is stuck */
 	/* the filters, each NULL (0 for the pid) where not set */
-	__u32 filter_pid;	   /* -p */
-	const char *filter_comm;   /* -c */
-	const char *filter_cgroup; /* --cgroup: its path */
-	const char *filter_cpus;   /* -C: a CPU list, "0,2-3" */
+	__u32 filter_pid;	      /* -p */
+	const char *filter_comm;      /* -c */
+	const char *filter_cgroup;    /* --cgroup: its path */
+	const char *filter_cpus;      /* -C: a CPU list, "0,2-3" */
+	const __u64 *filter_cpu_mask; /* -C: the same CPUs, DRAINSTAT_MAX_CPUS bits */
 };
 
 struct model {

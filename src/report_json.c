@@ -272,6 +272,7 @@ static void put_work_in_flight(struct json *j, const struct model_work *w)
 	json_bool(j, "self", w->self);
 	json_bool(j, "isolated", w->isolated);
 	json_bool(j, "nohz_full", w->nohz_full);
+	json_bool(j, "outside_filter", w->outside_filter);
 	if (!w->started)
 		put_running(j, &w->running);
 	json_close(j, '}');

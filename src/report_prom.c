@@ -342,7 +342,11 @@ static void put_site_counter(FILE *f, const struct prom_site *v, int n, const st
 	}
 }
 
-/* Count k of each site split by kind: "self" (the self works), "remote" (the rest). */
+/*
+ * Count k of each site split by kind: "self" and "remote", each its own count
+ * in the kernel (never one less the other: a read racing a work's add would
+ * make that negative, or go back down at the next export).
+ */
 static void put_site_by_kind(FILE *f, const struct prom_site *v, int n, const struct metric_desc *d,
 			     int k)
 {
@@ -350,14 +354,14 @@ static void put_site_by_kind(FILE *f, const struct prom_site *v, int n, const st
 
 	put_family(f, d->prom, "counter", d->help);
 	for (i = 0; i < n; i++) {
-		const __u64 self = v[i].count[SITE_SELF_WORKS];
-
 		if (!v[i].count[k])
 			continue;
 		put_site_series(f, d->prom, "", v[i].name);
-		fprintf(f, ",kind=\"self\"} %llu\n", (unsigned long long)self);
+		fprintf(f, ",kind=\"self\"} %llu\n",
+			(unsigned long long)v[i].count[SITE_SELF_WORKS]);
 		put_site_series(f, d->prom, "", v[i].name);
-		fprintf(f, ",kind=\"remote\"} %llu\n", (unsigned long long)(v[i].count[k] - self));
+		fprintf(f, ",kind=\"remote\"} %llu\n",
+			(unsigned long long)v[i].count[SITE_REMOTE_WORKS]);
 	}
 }
 

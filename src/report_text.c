@@ -434,8 +434,9 @@ static void print_work_in_flight(FILE *f, const struct model_work *w)
 {
 	char d[UNITS_DURATION_LEN];
 
-	fprintf(f, "    CPU %d%s: %s %s", w->target_cpu, w->self ? " (self)" : "",
-		w->started ? "running" : "pending", units__duration(w->age_ns, d, sizeof(d)));
+	fprintf(f, "    CPU %d%s%s: %s %s", w->target_cpu, w->self ? " (self)" : "",
+		w->outside_filter ? " (outside -C)" : "", w->started ? "running" : "pending",
+		units__duration(w->age_ns, d, sizeof(d)));
 	if (!w->started)
 		print_running(f, &w->running);
 	if (w->isolated || w->nohz_full)

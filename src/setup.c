@@ -673,6 +673,7 @@ static void describe(struct session *s)
 	    .filter_comm = s->opts->comm,
 	    .filter_cgroup = s->opts->cgroup,
 	    .filter_cpus = s->opts->victims_set ? s->filter_cpus : NULL,
+	    .filter_cpu_mask = s->opts->victims_set ? s->opts->victims : NULL,
 	};
 	note(s, "mode %s: drain entry/exit %s, local drains %s, IPIs %s, fadvise %s", s->info.mode,
 	     s->info.entry_visible ? "hooked" : "not hooked", f->local ? "hooked" : "not hooked",

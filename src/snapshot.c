@@ -149,6 +149,30 @@ static void prefetch_hists(const struct site_stats *stats)
 		hist__prefetch(&stats->hist[i]);
 }
 
+/*
+ * The kernel adds a drain's empty and forced counts after its drain count:
+ * read before it, each load ordered after the one before (acquire), so that
+ * no reading has more empty or forced drains than drains. A site's works are
+ * its self and remote works, each counted apart: summed, never derived by a
+ * difference.
+ */
+static const enum site_count count_read_order[] = {
+    SITE_EMPTY_DRAINS, SITE_FORCED_DRAINS, SITE_DRAINS,
+    SITE_SELF_WORKS,   SITE_REMOTE_WORKS,  SITE_IPIS,
+};
+
+static void read_counts(__u64 *out, const struct site_stats *stats)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(count_read_order) / sizeof(count_read_order[0]); i++) {
+		const enum site_count k = count_read_order[i];
+
+		out[k] = __atomic_load_n(&stats->count[k], __ATOMIC_ACQUIRE);
+	}
+	out[SITE_WORKS] = out[SITE_SELF_WORKS] + out[SITE_REMOTE_WORKS];
+}
+
 int snapshot__add_site(struct snapshot *snap, const struct site_stats *stats, const __u64 *ips,
 		       int nr_ips)
 {
@@ -160,8 +184,7 @@ int snapshot__add_site(struct snapshot *snap, const struct site_stats *stats, co
 	s = &snap->sites[snap->nr_sites];
 	prefetch_hists(stats);
 	s->key = stats->key;
-	for (i = 0; i < SITE_COUNTS; i++)
-		s->count[i] = stats->count[i];
+	read_counts(s->count, stats);
 	for (i = 0; i < SITE_HISTS; i++)
 		if ((err = hist__read(&stats->hist[i], &snap->buckets, &s->hist[i])))
 			return err;
@@ -204,8 +227,9 @@ int snapshot__set_fadvise(struct snapshot *snap, int slot, const struct fadvise_
 {
 	struct snap_fadvise *s = &snap->fadvise[slot];
 
-	s->calls = f->latency_ns.count;
-	s->escalations = f->escalations;
+	/* the kernel counts a call before its escalation: read after it, as read_counts() */
+	s->escalations = __atomic_load_n(&f->escalations, __ATOMIC_ACQUIRE);
+	s->calls = __atomic_load_n(&f->latency_ns.count, __ATOMIC_ACQUIRE);
 	return hist__read(&f->latency_ns, &snap->buckets, &s->latency_ns);
 }
 

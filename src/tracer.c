@@ -159,8 +159,8 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 		memcpy((void *)skel->rodata->victim_cpus, opts->filter_victims,
 		       sizeof(skel->rodata->victim_cpus));
 	}
-	skel->rodata->any_filter = opts->filter_tgid || opts->filter_comm ||
-				   opts->filter_cgroup_id || opts->filter_victims;
+	skel->rodata->any_caller_filter =
+	    opts->filter_tgid || opts->filter_comm || opts->filter_cgroup_id;
 	skel->rodata->entry_visible = mode != MODE_TRACEPOINT;
 	for (prog = bpf_object__next_program(skel->obj, NULL); prog;
 	     prog = bpf_object__next_program(skel->obj, prog))

@@ -12,6 +12,7 @@
  *    dispatch or run, but the drain's wait is recorded in its site's
  *    histogram, and recorded_wait_ns is what the histogram holds, for a later
  *    drain_join() to take back;
+ *  - a drain that -C does not count: no wait in its site's histogram;
  *  - the same with no room for the site: no wait in any histogram, and
  *    recorded_wait_ns 0, so that a join takes nothing back.
  */
@@ -61,8 +62,11 @@ static __u64 counter(enum drainstat_counter c)
 	return sum;
 }
 
-/* Seeds a drain of CALLER_TID opened 1 ms ago with one work pending on CPU 0. */
-static void seed(const char *comm, bool started, struct drain_state *d)
+/*
+ * Seeds a drain of CALLER_TID opened 1 ms ago with one work pending on CPU 0,
+ * counted in its site unless it is one that -C does not count.
+ */
+static void seed_drain(const char *comm, bool started, bool counted, struct drain_state *d)
 {
 	__u64 now = now_ns();
 	struct work_state ws = {
@@ -80,12 +84,18 @@ static void seed(const char *comm, bool started, struct drain_state *d)
 	d->last_queue_ns = ws.queue_ns;
 	d->pending = 1;
 	d->works = 1;
+	d->counted = counted;
 	d->caller_cpu = CALLER_CPU;
 	d->site.stack_id = -EFAULT;
 	strncpy(d->site.comm, comm, sizeof(d->site.comm) - 1);
 	ws.site = d->site;
 	CHECK(!bpf_map__update_elem(skel->maps.drains, &tid, sizeof(tid), d, sizeof(*d), BPF_ANY));
 	CHECK(!bpf_map__update_elem(skel->maps.works, &cpu, sizeof(cpu), &ws, sizeof(ws), BPF_ANY));
+}
+
+static void seed(const char *comm, bool started, struct drain_state *d)
+{
+	seed_drain(comm, started, true, d);
 }
 
 /* The work ends on CPU 0; *d is then the drain's state. */
@@ -129,7 +139,7 @@ static void test_work_seen(void)
 	CHECK(s);
 	if (!s)
 		return;
-	CHECK(s->count[SITE_WORKS] == 1);
+	CHECK(s->count[SITE_SELF_WORKS] + s->count[SITE_REMOTE_WORKS] == 1);
 	CHECK(s->hist[SITE_DISPATCH_NS].count == 1 && s->hist[SITE_DISPATCH_NS].sum >= 400000);
 	CHECK(s->hist[SITE_RUN_NS].count == 1);
 	CHECK(d.pending == 0 && d.closed == 1);
@@ -151,7 +161,7 @@ static void test_start_missed(void)
 	CHECK(s);
 	if (!s)
 		return;
-	CHECK(s->count[SITE_WORKS] == 0);
+	CHECK(s->count[SITE_SELF_WORKS] + s->count[SITE_REMOTE_WORKS] == 0);
 	CHECK(s->hist[SITE_DISPATCH_NS].count == 0 && s->hist[SITE_RUN_NS].count == 0);
 	CHECK(d.pending == 0 && d.closed == 1);
 	CHECK(d.recorded_wait_ns >= 1000000);
@@ -173,6 +183,27 @@ static void test_start_missed_no_room(void)
 	CHECK(d.pending == 0 && d.closed == 1);
 	/* in no histogram: a later join takes nothing back */
 	CHECK(d.recorded_wait_ns == 0);
+}
+
+/*
+ * A drain that -C does not count (it reached no selected CPU before this work
+ * ended elsewhere): its work ends, its wait goes in no histogram.
+ */
+static void test_not_counted(void)
+{
+	struct drain_state d;
+	struct site_stats *s;
+
+	seed_drain("uncounted", true, false, &d);
+	end_work(&d);
+	CHECK(d.pending == 0 && d.closed == 1);
+	CHECK(d.recorded_wait_ns == 0);
+	s = site_of("uncounted");
+	CHECK(s);
+	if (!s)
+		return;
+	CHECK(s->hist[SITE_WAIT_NS].count == 0);
+	free(s);
 }
 
 static int open_programs(void)
@@ -204,6 +235,7 @@ int main(void)
 	}
 	RUN(test_work_seen);
 	RUN(test_start_missed);
+	RUN(test_not_counted);
 	RUN(test_start_missed_no_room);
 	drainstat_bpf__destroy(skel);
 	return failed ? 1 : 0;

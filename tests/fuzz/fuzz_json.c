@@ -167,6 +167,7 @@ static void check_site(const struct json_value *o, const struct model_site *s)
 	expect_u64(o, "empty_drains", s->count[SITE_EMPTY_DRAINS]);
 	expect_u64(o, "works", s->count[SITE_WORKS]);
 	expect_u64(o, "self_works", s->count[SITE_SELF_WORKS]);
+	expect_u64(o, "remote_works", s->count[SITE_REMOTE_WORKS]);
 	expect_u64(o, "ipis", s->count[SITE_IPIS]);
 	expect_dist(o, "dispatch_ns", &s->hist[SITE_DISPATCH_NS]);
 	expect_dist(o, "run_ns", &s->hist[SITE_RUN_NS]);
@@ -264,6 +265,7 @@ static void check_work(const struct json_value *o, const struct model_work *w)
 	expect_bool(o, "self", w->self);
 	expect_bool(o, "isolated", w->isolated);
 	expect_bool(o, "nohz_full", w->nohz_full);
+	expect_bool(o, "outside_filter", w->outside_filter);
 	if (!w->started)
 		check_running(o, &w->running);
 }

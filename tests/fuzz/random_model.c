@@ -144,6 +144,7 @@ static int random_site(struct bytes *b, struct model *m, struct model_site *s)
 	    s->count[SITE_DRAINS] ? random_count(b) % (s->count[SITE_DRAINS] + 1) : 0;
 	s->count[SITE_WORKS] = random_count(b);
 	s->count[SITE_SELF_WORKS] = random_count(b) % (s->count[SITE_WORKS] + 1);
+	s->count[SITE_REMOTE_WORKS] = s->count[SITE_WORKS] - s->count[SITE_SELF_WORKS];
 	s->count[SITE_IPIS] = random_count(b);
 	if (random_hist(b, a, &s->hist[SITE_DISPATCH_NS]) ||
 	    random_hist(b, a, &s->hist[SITE_RUN_NS]) || random_hist(b, a, &s->hist[SITE_WAIT_NS]) ||

@@ -40,10 +40,20 @@ check "-c COMM: header says so" grep -q ", comm $COMM only$" "$OUT"
 run_filtered comm-other "$COMM" none -c nosuchcomm
 check "-c other: none of them" grep -q '^no drains$' "$OUT"
 
+# -C counts the drains that queued a work to a CPU of the list (each queues
+# one at most to a CPU), and only those works; a drain whose works went
+# elsewhere is not counted, and never as empty
 run_filtered cpus-victim "$COMM" none -C 0 -c "$COMM"
 expect_eq "-C 0: the works on CPU 0 = bpftrace's" "$(cpu_field "$OUT" 0 2)" "$(truth_count 'works[0]')"
+expect_eq "-C 0: the drains, those with a work on CPU 0 (bpftrace)" \
+	"$(site_field "$OUT" generic_fadvise "$COMM" 3)" "$(truth_count 'works[0]')"
+expect_eq "-C 0: the site's works, CPU 0's" "$(site_field "$OUT" generic_fadvise "$COMM" 4)" \
+	"$(truth_count 'works[0]')"
 run_filtered cpus-other "$COMM" none -C 1 -c "$COMM"
 check "-C 1: none of the works on CPU 0" bash -c "! grep -q '^0 ' '$OUT'"
+expect_eq "-C 1: the drains, those with a work on CPU 1 (bpftrace)" \
+	"$(site_field "$OUT" generic_fadvise "$COMM" 3 | awk '{ n += $1 } END { print n + 0 }')" \
+	"$(truth_count 'works[1]')"
 
 # --cgroup: a cgroup v2 of our own, the workload moved into it
 V2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)

@@ -224,6 +224,26 @@ stuck_wait_held() {
 	return 1
 }
 
+# -C 0, the caller's own CPU, while its drain waits on the spinner's CPU 1:
+# -C narrows what is counted, never what a drain in flight waits on. In every
+# report the caller's works are pending (not done, not on the mutex), on CPU 1,
+# named as outside the filter, with what runs there.
+stuck_check_filtered() {
+	local mode=$1 out=$2 d='[0-9.]*[mun]*s'
+	expect_eq "$mode -C 0: exit 0" "$DS_RC" 0
+	stuck_check_held "$mode -C 0"
+	awk '/^STUCK: /,0' "$out" >"$out.stuck"
+	check "$mode -C 0: the stuck caller's works pending" grep -q \
+		"^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise: in flight $d, works pending" \
+		"$out.stuck"
+	check "$mode -C 0: CPU 1 named outside -C, with its spinner" grep -q \
+		"^    CPU 1 (outside -C): pending $d; runs sd-spin pid $PID tid $SPINNER, FIFO 50" \
+		"$out.stuck"
+	check "$mode -C 0: the caller never shown done or on the mutex" \
+		bash -c "! grep -E '^  sd-dropper .*(returning|waiting for the drain mutex)' '$out'"
+	grep -q "^  sd-dropper .*works pending" "$out.stuck" || stuck_show "$out" '^ '
+}
+
 # The truth: the workload's drain was held long enough to be seen stuck.
 stuck_check_held() {
 	expect_range "$1: the workload's drain was held (ms)" "$WAIT_MS" \
@@ -316,7 +336,7 @@ stuck_check_json() {
 	expect_eq "$mode json: exit 0" "$DS_RC" 0
 	stuck_check_held "$mode json"
 	drain="{\"pid\":$PID,\"tid\":$DROPPER,\"comm\":\"sd-dropper\",\"site\":\"generic_fadvise\",\"caller_cpu\":0,\"age_ns\":$n,\"stuck\":true,\"state\":\"works_pending\""
-	work="{\"target_cpu\":1,\"state\":\"pending\",\"age_ns\":$n,\"self\":false,\"isolated\":${STUCK_ISOLATED:-false},\"nohz_full\":${STUCK_ISOLATED:-false},\"running\":{\"idle\":false,\"comm\":\"sd-spin\",\"pid\":$PID,\"tid\":$SPINNER,\"policy\":\"FIFO\",\"priority\":50,\"running_ns\":[1-9][0-9]*}"
+	work="{\"target_cpu\":1,\"state\":\"pending\",\"age_ns\":$n,\"self\":false,\"isolated\":${STUCK_ISOLATED:-false},\"nohz_full\":${STUCK_ISOLATED:-false},\"outside_filter\":false,\"running\":{\"idle\":false,\"comm\":\"sd-spin\",\"pid\":$PID,\"tid\":$SPINNER,\"policy\":\"FIFO\",\"priority\":50,\"running_ns\":[1-9][0-9]*}"
 	check "$mode json: a report with the stuck drain, its caller and site" \
 		grep -q "^{\"time\":[^,]*,\"version\":.*\"stuck_drains\":[12],.*\"in_flight\":\[.*$drain" "$out"
 	check "$mode json: its pending work on CPU 1, the spinner there" grep -q "$drain.*$work" "$out"
@@ -392,6 +412,9 @@ stuck_suite() {
 	stuck_run "$dir/json" --mode="$mode" --stuck ${STUCK_MS}ms -T ${T_MS}ms -j "$interval" ||
 		fail "$mode: stuck run (json)"
 	stuck_check_json "$mode" "$dir/json"
+	stuck_run "$dir/filtered" --mode="$mode" --stuck ${STUCK_MS}ms -C 0 "$interval" ||
+		fail "$mode: stuck run (-C 0)"
+	stuck_check_filtered "$mode" "$dir/filtered"
 	STOP_AFTER_MS=$((STUCK_MS + INTERVAL_MS + SLACK_MS)) stuck_run "$dir/final" --mode="$mode" \
 		--stuck ${STUCK_MS}ms || fail "$mode: stuck run (SIGINT)"
 	stuck_check_interrupted "$mode" "$dir/final"

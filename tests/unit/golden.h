@@ -84,6 +84,10 @@ static const __u64 golden_compaction_stack[] = {
     0xffffffff8225a1a0, 0xffffffff81000100,
 };
 
+/* -C 0,2-3 and -C 2 as bits */
+static const __u64 golden_cpus_0_2_3[DRAINSTAT_MAX_CPUS / 64] = {0xd};
+static const __u64 golden_cpus_2[DRAINSTAT_MAX_CPUS / 64] = {0x4};
+
 static const __u64 golden_khugepaged_stack[] = {
     0xffffffff8138b0a0, 0xffffffff8138b310, 0xffffffff815bb2a0, 0xffffffff815bb4f0,
     0xffffffff816a2d00, 0xffffffff81394f00, 0xffffffff81311600, 0xffffffff81249150,
@@ -95,6 +99,7 @@ static inline void golden__site_fill(struct site_stats *s, int drains, int works
 	s->count[SITE_DRAINS] = (__u64)drains;
 	s->count[SITE_WORKS] = (__u64)works;
 	s->count[SITE_SELF_WORKS] = (__u64)self;
+	s->count[SITE_REMOTE_WORKS] = (__u64)(works - self);
 	golden__hist_fill(&s->hist[SITE_DISPATCH_NS], dispatch, dispatch / 50, works);
 	golden__hist_fill(&s->hist[SITE_RUN_NS], run, run / 100, works);
 	golden__hist_fill(&s->hist[SITE_WAIT_NS], wait, wait / 40, drains);

@@ -137,8 +137,9 @@ static void test_report_full_mode(void)
 
 /*
  * A drain stuck behind a FIFO spinner, a mutex waiter and a young drain: the
- * report opens with all three (-s: with their stacks); in tracepoint mode,
- * a drain in flight under the threshold comes at the end.
+ * report opens with all three (-s: with their stacks), under -C 2 too, which
+ * does not count the spinner's CPU 3 but names it; in tracepoint mode, a
+ * drain in flight under the threshold comes at the end.
  */
 static void test_report_in_flight(void)
 {
@@ -153,6 +154,8 @@ static void test_report_in_flight(void)
 	i.wait_is_lower_bound = false;
 	i.entry_visible = true;
 	i.stuck_ns = 1000 * MS;
+	i.filter_cpus = "2";
+	i.filter_cpu_mask = golden_cpus_2;
 	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
 	golden__read_maps(make_maps(1), &s, 10000 * MS);
 	golden__add_in_flight(&s, 20000 * MS, true, golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);
@@ -162,6 +165,7 @@ static void test_report_in_flight(void)
 	CHECK(m.in_flight[0].phase == PHASE_PENDING && m.in_flight[0].pending_works == 1);
 	CHECK(m.in_flight[0].in_flight[0].running.since_known);
 	CHECK_STR(m.in_flight[0].in_flight[0].running.policy, "FIFO");
+	CHECK(m.in_flight[0].in_flight[0].outside_filter);
 	CHECK(m.in_flight[1].phase == PHASE_MUTEX && m.in_flight[2].phase == PHASE_RUNNING);
 	check_golden("report-stuck.txt", &m, &o);
 	model__free(&m);

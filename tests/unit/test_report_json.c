@@ -135,6 +135,7 @@ static void test_json_full_mode(void)
 	i.filter_comm = "drainforce";
 	i.filter_cgroup = "/sys/fs/cgroup/ds\x1b\"";
 	i.filter_cpus = "0,2-3";
+	i.filter_cpu_mask = golden_cpus_0_2_3;
 	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
 	k = make_maps();
 	i.stuck_ns = 1000 * MS;

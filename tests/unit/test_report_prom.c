@@ -13,6 +13,7 @@
 #include "hist.h"
 #include "model.h"
 #include "report_prom.h"
+#include "snapshot.h"
 
 #define MS 1000000ULL
 #define US 1000ULL
@@ -31,6 +32,7 @@ static struct model_site *add_row(struct model *m, const char *site, const char 
 	r->count[SITE_DRAINS] = (__u64)drains;
 	r->count[SITE_WORKS] = (__u64)drains + (__u64)self;
 	r->count[SITE_SELF_WORKS] = (__u64)self;
+	r->count[SITE_REMOTE_WORKS] = (__u64)drains;
 	golden__sparse_fill(&m->arena, &r->hist[SITE_DISPATCH_NS], dispatch, dispatch / 50,
 			    drains + self);
 	golden__sparse_fill(&m->arena, &r->hist[SITE_RUN_NS], run, run / 100, drains + self);
@@ -329,6 +331,78 @@ static void test_prom_series_never_go_down(void)
 	prom_memory__free(pm);
 }
 
+/* The export's value of a series named exactly as series, or -1 if it is absent. */
+static long long series_value(const char *text, const char *series)
+{
+	size_t n = strlen(series);
+	long long v = -1;
+
+	for (; *text; text++)
+		if (!strncmp(text, series, n) && sscanf(text + n, "%lld", &v) == 1)
+			break;
+	return v;
+}
+
+/*
+ * The kernel's counts read while they change: each reading of a site as its
+ * counts stand between two of the kernel's adds (a remote work, a self work,
+ * an empty drain). The works by kind are never negative, their sum is the
+ * works, and no series goes back down from one export to the next. The
+ * kernel's SITE_WORKS slot is never written: whatever it holds is not read.
+ */
+static void test_prom_torn_reads(void)
+{
+	static const struct {
+		__u64 drains, empty, self, remote;
+	} steps[] = {
+	    {1, 0, 0, 0}, {1, 0, 0, 1}, {2, 0, 0, 1}, {2, 0, 1, 1}, {3, 0, 1, 1}, {3, 1, 1, 1},
+	};
+	struct site_stats *stats = calloc(1, sizeof(*stats));
+	long long last_remote = 0, last_self = 0, remote, self;
+	struct model_info info = tracepoint_info;
+	char *got = NULL;
+	size_t i;
+
+	CHECK(stats != NULL);
+	if (!stats)
+		return;
+	info.entry_visible = true;
+	snprintf(stats->key.comm, sizeof(stats->key.comm), "torn");
+	stats->key.stack_id = -1;
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		struct snapshot s = {};
+		struct model m;
+
+		stats->count[SITE_WORKS] = 7 - i; /* garbage: never read */
+		stats->count[SITE_DRAINS] = steps[i].drains;
+		stats->count[SITE_EMPTY_DRAINS] = steps[i].empty;
+		stats->count[SITE_SELF_WORKS] = steps[i].self;
+		stats->count[SITE_REMOTE_WORKS] = steps[i].remote;
+		snapshot__reset(&s, 1000 * MS);
+		CHECK(snapshot__add_site(&s, stats, NULL, 0) == 0);
+		CHECK(model__build(&s, NULL, 0, NULL, &info, &m) == 0);
+		CHECK(m.works == steps[i].self + steps[i].remote && m.self_works == steps[i].self);
+		got = render(&m, 0);
+		self =
+		    series_value(got, "drainstat_works_total{site=\"[unknown]\",kind=\"self\"} ");
+		remote =
+		    series_value(got, "drainstat_works_total{site=\"[unknown]\",kind=\"remote\"} ");
+		if (steps[i].self + steps[i].remote) {
+			CHECK(remote == (long long)steps[i].remote &&
+			      self == (long long)steps[i].self);
+			CHECK(remote >= last_remote && self >= last_self);
+			last_remote = remote;
+			last_self = self;
+		} else {
+			CHECK(remote == -1 && self == -1);
+		}
+		free(got);
+		model__free(&m);
+		snapshot__free(&s);
+	}
+	free(stats);
+}
+
 int main(void)
 {
 	int failed = 0;
@@ -341,5 +415,6 @@ int main(void)
 	RUN(test_prom_other);
 	RUN(test_prom_sites_keep_their_label);
 	RUN(test_prom_series_never_go_down);
+	RUN(test_prom_torn_reads);
 	return failed ? 1 : 0;
 }

@@ -14,9 +14,11 @@ N=100
 DATA=/mnt/data
 
 # drainforce waits (-W) until drainstat is tracing, then forces N remote drains
-# from CPU 1 on pages batched on CPU 0; drainstat traces only its comm.
+# from CPU 1 on pages batched on CPU 0; drainstat traces only its comm. Two
+# more drainstats beside it count only CPU 0 (-C 0: OUT.c0) and only CPU 3
+# (OUT.c3), where the drains rarely go (check_filtered).
 forced_run() {
-	local mode=$1 comm=df-$1 out=/tmp/forced-$1 wl
+	local mode=$1 comm=df-$1 out=/tmp/forced-$1 wl c0 c3 rc
 	comm=${comm:0:15}
 	./drainforce -W -n $N -c "$comm" "$DATA" &
 	wl=$!
@@ -25,16 +27,23 @@ forced_run() {
 		return 1
 	fi
 	# the comm, not -p: the workload's exit would end the run before SIGINT
-	if ! start_drainstat "$out" -v --mode="$mode" -c "$comm"; then
-		fail "$mode: drainstat starts" "$(head -c 300 "$out.err")"
-		kill $wl
+	if ! { start_drainstat "$out.c0" --mode="$mode" -c "$comm" -C 0 && c0=$DS_PID &&
+		start_drainstat "$out.c3" --mode="$mode" -c "$comm" -C 3 && c3=$DS_PID &&
+		start_drainstat "$out" -v --mode="$mode" -c "$comm"; }; then
+		fail "$mode: drainstat starts" "$(cat "$out"*.err | head -c 300)"
+		kill $wl ${c0:-} ${c3:-}
 		return 1
 	fi
 	kill -USR1 $wl
 	wait $wl
-	kill -INT "$DS_PID"
+	kill -INT "$DS_PID" "$c0" "$c3"
 	wait_drainstat
-	expect_eq "$mode: exit 0 after SIGINT" "$DS_RC" 0
+	rc=$DS_RC
+	for DS_PID in $c0 $c3; do
+		wait_drainstat
+		expect_eq "$mode: -C drainstat ($DS_PID) exit 0 after SIGINT" "$DS_RC" 0
+	done
+	expect_eq "$mode: exit 0 after SIGINT" "$rc" 0
 	[ "$mode" = auto ] || expect_eq "$mode: the report names the mode" "$(mode_of "$out")" "$mode"
 	FORCED_OUT=$out
 	FORCED_COMM=$comm
@@ -63,6 +72,26 @@ check_forced_counts() {
 	expect_eq "$mode: fadvise escalations, one a drain" "$(fadvise_field "$out" dontneed 3)" "$drains"
 	expect_eq "$mode: nothing lost" "$(awk '/drains, .* works/ { print $(NF-1); exit }' "$out")" 0
 	check_stack_walks "$mode" "$out" "$drains"
+}
+
+# -C in every mode: a drain counts when it queued a work to a CPU of the
+# list (one a CPU at most), with only those works; a drain whose works went
+# elsewhere is not counted, and never counted empty. The unfiltered run's
+# works on that CPU are the truth.
+check_filtered() {
+	local mode=$1 out=$FORCED_OUT comm=$FORCED_COMM cpu want got
+	for cpu in 0 3; do
+		want=$(cpu_field "$out" $cpu 2)
+		got=$(site_field "$out.c$cpu" generic_fadvise "$comm" 3)
+		expect_eq "$mode -C $cpu: drains, those with a work on CPU $cpu" "${got:-0}" "${want:-0}"
+		got=$(site_field "$out.c$cpu" generic_fadvise "$comm" 4)
+		expect_eq "$mode -C $cpu: the site's works, CPU $cpu's" "${got:-0}" "${want:-0}"
+		expect_eq "$mode -C $cpu: no works counted on other CPUs" \
+			"$(cpu_works_but "$out.c$cpu" $cpu)" 0
+		[ "$(mode_of "$out")" = tracepoint ] && continue
+		got=$(site_field "$out.c$cpu" generic_fadvise "$comm" 16)
+		expect_eq "$mode -C $cpu: no drain counted empty" "${got:-0}" 0
+	done
 }
 
 # check_stack_walks MODE OUT DRAINS: the drains of one comm from one caller walk
@@ -188,13 +217,14 @@ if [ "$VM_KERNEL" = arm64-6.1 ]; then
 fi
 
 # auto picks the best mode this kernel allows: full on Debian's kernels but arm64's 6.1
-forced_run auto && check_forced_counts auto
+forced_run auto && check_forced_counts auto && check_filtered auto
 expect_eq "auto: picks $BEST mode" "$(mode_of "$FORCED_OUT")" $BEST
 AUTO_MODE=$(mode_of "$FORCED_OUT")
 for mode in $FULL_MODES; do
-	forced_run $mode && check_forced_counts $mode && check_entry_visible $mode
+	forced_run $mode && check_forced_counts $mode && check_entry_visible $mode &&
+		check_filtered $mode
 done
-forced_run tracepoint && check_forced_counts tracepoint
+forced_run tracepoint && check_forced_counts tracepoint && check_filtered tracepoint
 check "tracepoint: WAIT~ marks the lower bound" grep -q -- '-- WAIT~ --' "$FORCED_OUT"
 
 # kretprobes return through their own trampoline or rethook's, never both: the
