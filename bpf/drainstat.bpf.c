@@ -35,6 +35,14 @@ __u64 drain_work_fn SEC(".data.symbols");
 __u64 kretprobe_trampoline SEC(".data.symbols");
 __u64 rethook_trampoline SEC(".data.symbols");
 
+/*
+ * This CPU's LRU batches (mm/swap.c) and mlock batch (mm/mlock.c, 6.2 and
+ * later): what lru_add_drain() drains. Typed, so that libbpf finds them in the
+ * kernel's BTF, not in /proc/kallsyms; weak, for a kernel without one.
+ */
+extern const struct cpu_fbatches cpu_fbatches __ksym __weak;
+extern const struct mlock_fbatch mlock_fbatch __ksym __weak;
+
 /* Set by user space between open and load. */
 /*
  * Filters: of callers (-p, -c, --cgroup; any_caller_filter says whether any is
@@ -696,8 +704,10 @@ static __always_inline bool victim_selected(int cpu)
 }
 
 /*
- * A work queued by a drain seen at entry: the first one ends the lock phase;
- * a drain not yet counted (-C) adds it when it is (drain_count()).
+ * A work queued by a drain seen at entry: the first one ends the lock phase,
+ * which begins at entry or, since 6.18, when the drain's own local drain
+ * before the mutex returned; a drain not yet counted (-C) adds it when it is
+ * (drain_count()).
  */
 static __always_inline void queue_in_call(struct drain_state *d, __u64 now)
 {
@@ -705,7 +715,7 @@ static __always_inline void queue_in_call(struct drain_state *d, __u64 now)
 
 	if (d->works)
 		return;
-	d->lock_ns = now - d->id_ns;
+	d->lock_ns = now - (d->own_ns ? d->own_start_ns + d->own_ns : d->id_ns);
 	if (!d->counted)
 		return;
 	s = site_stats_of(&d->site, d->site_slot);
@@ -1179,8 +1189,77 @@ static __always_inline void drain_exit(void *ctx, __u8 level, bool twin)
 	if (!s)
 		return;
 	hist_add(&s->hist[SITE_WAIT_NS], wait);
+	if (d->own_ns)
+		hist_add(&s->hist[SITE_OWN_NS], d->own_ns);
 	if (!d->works)
-		__sync_fetch_and_add(&s->count[SITE_EMPTY_DRAINS], 1);
+		__sync_fetch_and_add(
+		    &s->count[d->own_batched ? SITE_OWN_ONLY_DRAINS : SITE_EMPTY_DRAINS], 1);
+}
+
+/* CO-RE flavour: the activate batch before it became lru_activate (6.1) */
+struct cpu_fbatches___activate {
+	struct folio_batch activate;
+} __attribute__((preserve_access_index));
+
+/* Folios batched on this CPU: what lru_add_drain() would drain now (0: unknown). */
+static __always_inline __u32 own_cpu_batched(void)
+{
+	const struct cpu_fbatches___activate *old;
+	const struct cpu_fbatches *fb;
+	const struct mlock_fbatch *mb;
+	__u32 n = 0;
+
+	if (!&cpu_fbatches)
+		return 0;
+	fb = bpf_this_cpu_ptr(&cpu_fbatches);
+	old = (const void *)fb;
+	if (bpf_core_field_exists(fb->lru_add))
+		n += BPF_CORE_READ(fb, lru_add.nr);
+	if (bpf_core_field_exists(fb->lru_deactivate_file))
+		n += BPF_CORE_READ(fb, lru_deactivate_file.nr);
+	if (bpf_core_field_exists(fb->lru_deactivate))
+		n += BPF_CORE_READ(fb, lru_deactivate.nr);
+	if (bpf_core_field_exists(fb->lru_lazyfree))
+		n += BPF_CORE_READ(fb, lru_lazyfree.nr);
+	if (bpf_core_field_exists(fb->lru_activate))
+		n += BPF_CORE_READ(fb, lru_activate.nr);
+	else if (bpf_core_field_exists(old->activate))
+		n += BPF_CORE_READ(old, activate.nr);
+	if (bpf_core_field_exists(fb->lru_move_tail))
+		n += BPF_CORE_READ(fb, lru_move_tail.nr);
+	if (&mlock_fbatch) {
+		mb = bpf_this_cpu_ptr(&mlock_fbatch);
+		n += BPF_CORE_READ(mb, fbatch.nr);
+	}
+	return n;
+}
+
+/*
+ * lru_add_drain_cpu() by a task inside a drain, before its first work: the
+ * drain's own local drain (since 6.18 __lru_add_drain_all() drains the
+ * caller's CPU first, before the mutex, lru_add_drain() inlined there as in
+ * Debian's 7.3): timed apart from the lock, and whether it found something to
+ * drain, which makes a drain that queues no work not empty. Outside a drain it
+ * is a local drain's, or a work's, and nothing here.
+ */
+static __always_inline void own_enter(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+
+	if (!d || !d->in_call || d->works || d->own_start_ns)
+		return;
+	d->own_batched = own_cpu_batched() != 0;
+	d->own_start_ns = bpf_ktime_get_ns();
+}
+
+static __always_inline void own_exit(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+
+	if (d && d->in_call && d->own_start_ns && !d->own_ns)
+		d->own_ns = bpf_ktime_get_ns() - d->own_start_ns;
 }
 
 /*
@@ -1388,6 +1467,20 @@ int BPF_PROG(drainstat_fexit_local)
 	return 0;
 }
 
+SEC("fentry/lru_add_drain_cpu")
+int BPF_PROG(drainstat_fentry_own)
+{
+	own_enter();
+	return 0;
+}
+
+SEC("fexit/lru_add_drain_cpu")
+int BPF_PROG(drainstat_fexit_own)
+{
+	own_exit();
+	return 0;
+}
+
 /* kprobe mode: the same bodies; user space attaches them to the names it found. */
 SEC("kprobe")
 int BPF_KPROBE(drainstat_kprobe_drain, bool force_all_cpus)
@@ -1438,6 +1531,20 @@ SEC("kretprobe")
 int BPF_KRETPROBE(drainstat_kretprobe_local)
 {
 	local_exit();
+	return 0;
+}
+
+SEC("kprobe")
+int BPF_KPROBE(drainstat_kprobe_own)
+{
+	own_enter();
+	return 0;
+}
+
+SEC("kretprobe")
+int BPF_KRETPROBE(drainstat_kretprobe_own)
+{
+	own_exit();
 	return 0;
 }
 

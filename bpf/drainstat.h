@@ -105,7 +105,12 @@ struct site_key {
 enum site_count {
 	SITE_DRAINS,
 	SITE_FORCED_DRAINS, /* lru_cache_disable(): every CPU, never piggybacks */
-	SITE_EMPTY_DRAINS,  /* returned with no work queued (entry visible only) */
+	SITE_EMPTY_DRAINS,  /* returned with no work queued, nothing drained (entry visible only) */
+	/*
+	 * 6.18+: queued no work, but its own local drain, before the mutex,
+	 * found the caller's CPU batched (entry visible only)
+	 */
+	SITE_OWN_ONLY_DRAINS,
 	/*
 	 * self + remote, which user space sums when it reads a site: BPF never
 	 * writes it. A work adds to one of the two, so that no count is ever
@@ -123,8 +128,14 @@ enum site_hist {
 	SITE_DISPATCH_NS,
 	SITE_RUN_NS,
 	SITE_WAIT_NS,
-	SITE_LOCK_NS,  /* entry to first queued work (entry visible only) */
+	/*
+	 * the wait for the drain mutex: entry, or the end of the drain's own
+	 * local drain (6.18+), to the first queued work (entry visible only)
+	 */
+	SITE_LOCK_NS,
 	SITE_LOCAL_NS, /* lru_add_drain() calls of this site (entry visible only) */
+	/* 6.18+: the drain's own lru_add_drain(), before the mutex (entry visible only) */
+	SITE_OWN_NS,
 	SITE_HISTS,
 };
 
@@ -225,7 +236,10 @@ struct drain_state {
 	__s32 ustack_id;
 	__u32 closed; /* tracepoint mode: the wait is recorded (see drain_close()) */
 	__u32 forced; /* lru_cache_disable() */
-	__u32 pad;
+	/* its own local drain (6.18+: before the mutex) found the caller's CPU batched */
+	__u32 own_batched;
+	__u64 own_start_ns; /* its own local drain's entry, 0 if none */
+	__u64 own_ns;	    /* and its length, 0 until it returned */
 	__u64 lock_ns;
 	__u64 slowest_work_ns; /* dispatch + run of its slowest work */
 	__u64 fadvise_ns;      /* start of the fadvise call it came in, 0 if none */

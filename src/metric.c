@@ -7,9 +7,15 @@ const struct metric_desc metric__site_count[SITE_COUNTS] = {
 		     "Calls of lru_add_drain_all() and lru_cache_disable().", SEEN_ALWAYS},
     [SITE_FORCED_DRAINS] = {"forced_drains", "forced_drains_total", PROM_COUNTER,
 			    "Forced drains: lru_cache_disable(), every CPU.", SEEN_ENTRY},
-    [SITE_EMPTY_DRAINS] = {"empty_drains", "empty_drains_total", PROM_COUNTER,
-			   "Drains that returned without queueing a work (piggybacked).",
-			   SEEN_ENTRY},
+    [SITE_EMPTY_DRAINS] =
+	{"empty_drains", "empty_drains_total", PROM_COUNTER,
+	 "Drains that queued no work and drained nothing (piggybacked, or nothing "
+	 "batched).",
+	 SEEN_ENTRY},
+    [SITE_OWN_ONLY_DRAINS] = {"own_only_drains", "own_only_drains_total", PROM_COUNTER,
+			      "Drains that queued no work but drained the caller's own CPU, "
+			      "before the mutex (Linux 6.18 and later).",
+			      SEEN_LOCAL},
     [SITE_WORKS] = {"works", "works_total", PROM_COUNTER_BY_KIND,
 		    "Works queued by drains; kind=self: on the caller's own CPU.", SEEN_ALWAYS},
     /* in works_total{kind="self"} and {kind="remote"} */
@@ -29,9 +35,15 @@ const struct metric_desc metric__site_hist[SITE_HISTS] = {
 		      "first queue to last work end (a lower bound).",
 		      SEEN_ALWAYS},
     [SITE_LOCK_NS] = {"lock_ns", "lock_seconds", PROM_HISTOGRAM,
-		      "Drain entry to first queued work: the mutex and the checks.", SEEN_ENTRY},
+		      "The wait for the drain mutex and the checks: entry, or the end of the "
+		      "drain's own local drain (6.18 and later), to the first queued work.",
+		      SEEN_ENTRY},
     [SITE_LOCAL_NS] = {"local_ns", "local_drains_total", PROM_HIST_COUNT,
 		       "Calls of lru_add_drain().", SEEN_LOCAL},
+    [SITE_OWN_NS] = {"own_ns", "own_seconds", PROM_HISTOGRAM,
+		     "A drain's own local drain of the caller's CPU, before the mutex (Linux "
+		     "6.18 and later).",
+		     SEEN_LOCAL},
 };
 
 const struct metric_desc metric__cpu_count[CPU_COUNTS] = {

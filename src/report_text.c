@@ -81,18 +81,35 @@ static struct site_widths site_widths(const struct model *m)
 	return w;
 }
 
-/* Entry-visible modes add lock time, empty and forced drains; IPIs where counted. */
+/*
+ * Whether the table has the drain's own local drain (6.18 and later: before
+ * the mutex): entry visible and lru_add_drain() hooked.
+ */
+static bool shows_own(const struct model_info *info)
+{
+	return info->entry_visible && info->has_local;
+}
+
+/*
+ * Entry-visible modes add lock time, empty and forced drains, and with the
+ * local drains hooked the drains that drained only their own CPU and the
+ * time of that own drain; IPIs where counted.
+ */
 static void print_site_header(FILE *f, const struct site_widths *w, const struct model_info *info)
 {
 	fprintf(f, "%*s %s %s %s", w->site + w->comm + 19, "", "---- DISPATCH ---",
 		"------ RUN ------", info->wait_is_lower_bound ? "-- WAIT~ --" : "-- WAIT ---");
-	fprintf(f, "%s\n", info->entry_visible ? " --- LOCK --" : "");
+	fprintf(f, "%s", info->entry_visible ? " --- LOCK --" : "");
+	/* over EMPTY, FORCED and OWN-ONLY (22 columns), then the own drain's p50 and p99 */
+	fprintf(f, "%s\n", shows_own(info) ? "                       --- OWN ---" : "");
 	fprintf(f, "%-*s %-*s %6s %5s %4s", w->site, "SITE", w->comm, "COMM", "DRAINS", "WORKS",
 		"SELF");
 	fprintf(f, " %5s %5s %5s %5s %5s %5s %5s %5s", "p50", "p99", "max", "p50", "p99", "max",
 		"p50", "p99");
 	if (info->entry_visible)
 		fprintf(f, " %5s %5s %5s %6s", "p50", "p99", "EMPTY", "FORCED");
+	if (shows_own(info))
+		fprintf(f, " %8s %5s %5s", "OWN-ONLY", "p50", "p99");
 	fprintf(f, "%s\n", info->has_ipi ? "  IPIS" : "");
 }
 
@@ -113,6 +130,10 @@ static void print_site_row(FILE *f, const struct model_site *s, const struct sit
 		put_dist(f, &s->hist[SITE_LOCK_NS], false);
 		fprintf(f, " %5llu %6llu", (unsigned long long)s->count[SITE_EMPTY_DRAINS],
 			(unsigned long long)s->count[SITE_FORCED_DRAINS]);
+	}
+	if (shows_own(info)) {
+		fprintf(f, " %8llu", (unsigned long long)s->count[SITE_OWN_ONLY_DRAINS]);
+		put_dist(f, &s->hist[SITE_OWN_NS], false);
 	}
 	if (info->has_ipi)
 		fprintf(f, " %5llu", (unsigned long long)s->count[SITE_IPIS]);

@@ -644,12 +644,29 @@ static void describe_blind_spots(const struct tracer_features *f, bool ipis, cha
 		    "drains");
 	else if (!f->local)
 		n += (size_t)snprintf(buf, size, "local drains (lru_add_drain not hooked)");
+	else if (!f->own)
+		n += (size_t)snprintf(buf, size,
+				      "a drain's own local drain, 6.18+ (lru_add_drain_cpu not "
+				      "hooked): OWN-ONLY drains counted EMPTY");
 	if (!f->ipi && n < size)
 		n += (size_t)snprintf(buf + n, size - n, "%sIPIs (%s)", n ? "; " : "",
 				      ipis ? "no ipi:ipi_send_cpu tracepoint"
 					   : "counted with --ipis");
 	if (!f->fadvise && n < size)
 		describe_fadvise_blind(f->fadvise_err, buf + n, size - n, n ? "; " : "");
+}
+
+/* -v: each optional hook the kernel refused, and the hooks detached with its feature. */
+static void note_failed_hooks(struct session *s, const struct tracer_features *f)
+{
+	int i;
+
+	for (i = 0; i < f->nr_failed; i++)
+		note(s, "hook %s not attached (%s): its feature is off", f->failed[i].prog,
+		     strerror(-f->failed[i].err));
+	if (f->nr_detached)
+		note(s, "%d hook%s of those features detached again: none runs half a feature",
+		     f->nr_detached, f->nr_detached == 1 ? "" : "s");
 }
 
 static void describe(struct session *s)
@@ -675,6 +692,7 @@ static void describe(struct session *s)
 	    .filter_cpus = s->opts->victims_set ? s->filter_cpus : NULL,
 	    .filter_cpu_mask = s->opts->victims_set ? s->opts->victims : NULL,
 	};
+	note_failed_hooks(s, f);
 	note(s, "mode %s: drain entry/exit %s, local drains %s, IPIs %s, fadvise %s", s->info.mode,
 	     s->info.entry_visible ? "hooked" : "not hooked", f->local ? "hooked" : "not hooked",
 	     f->ipi ? "counted" : "not counted", f->fadvise ? "traced" : "not traced");

@@ -157,8 +157,8 @@ static void prefetch_hists(const struct site_stats *stats)
  * difference.
  */
 static const enum site_count count_read_order[] = {
-    SITE_EMPTY_DRAINS, SITE_FORCED_DRAINS, SITE_DRAINS,
-    SITE_SELF_WORKS,   SITE_REMOTE_WORKS,  SITE_IPIS,
+    SITE_EMPTY_DRAINS, SITE_OWN_ONLY_DRAINS, SITE_FORCED_DRAINS, SITE_DRAINS,
+    SITE_SELF_WORKS,   SITE_REMOTE_WORKS,    SITE_IPIS,
 };
 
 static void read_counts(__u64 *out, const struct site_stats *stats)

@@ -5,6 +5,7 @@
  * buffer, and the unload. tracer_read.c reads their maps.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -99,6 +100,9 @@ static void plan_full(struct plan *p, struct drainstat_bpf *s, const struct trac
 	}
 	add(p, s->progs.drainstat_fentry_local, NULL, false, &f->local);
 	add(p, s->progs.drainstat_fexit_local, NULL, false, &f->local);
+	/* the drain's own local drain (6.18+) */
+	add(p, s->progs.drainstat_fentry_own, NULL, false, &f->own);
+	add(p, s->progs.drainstat_fexit_own, NULL, false, &f->own);
 }
 
 static void plan_kprobe(struct plan *p, struct drainstat_bpf *s, const struct tracer_symbols *o,
@@ -117,6 +121,8 @@ static void plan_kprobe(struct plan *p, struct drainstat_bpf *s, const struct tr
 	}
 	add(p, s->progs.drainstat_kprobe_local, "lru_add_drain", false, &f->local);
 	add(p, s->progs.drainstat_kretprobe_local, "lru_add_drain", true, &f->local);
+	add(p, s->progs.drainstat_kprobe_own, "lru_add_drain_cpu", false, &f->own);
+	add(p, s->progs.drainstat_kretprobe_own, "lru_add_drain_cpu", true, &f->own);
 }
 
 /* What each mode loads and attaches; everything else stays unloaded. */
@@ -318,36 +324,45 @@ int tracer__needs(const struct tracer_opts *opts, struct tracer_needs *needs)
 	return err;
 }
 
-static int attach_hook(struct tracer *t, const struct hook *h)
+/* h attached: its link in t->links[*at], else *at -1 and -errno. */
+static int attach_hook(struct tracer *t, const struct hook *h, int *at)
 {
 	struct bpf_link *link;
 
+	*at = -1;
 	if (h->kfunc)
 		link = bpf_program__attach_kprobe(h->prog, h->retprobe, h->kfunc);
 	else
 		link = bpf_program__attach(h->prog);
 	if (!link)
 		return -errno;
+	*at = t->nr_links;
 	t->links[t->nr_links++] = link;
 	return 0;
 }
 
-/*
- * Required hooks must attach; an optional one that the kernel refuses only
- * leaves its feature off (one short of fds or memory is not a missing feature).
- */
-static int attach(struct tracer *t, const struct plan *plan)
+static void note_failed(struct tracer_features *f, const struct hook *h, int err)
 {
-	int errs[MAX_LINKS] = {};
-	int i, err;
+	struct tracer_failed_hook *fh;
 
-	for (i = 0; i < plan->nr; i++) {
-		err = attach_hook(t, &plan->hooks[i]);
-		if (err && (!plan->hooks[i].seen || probe__short_of_resources(err)))
-			return err;
-		errs[i] = err;
-	}
-	/* a feature is on when all the hooks that serve it attached */
+	if (f->nr_failed == TRACER_MAX_FAILED)
+		return;
+	fh = &f->failed[f->nr_failed++];
+	snprintf(fh->prog, sizeof(fh->prog), "%s", bpf_program__name(h->prog));
+	fh->err = err;
+}
+
+/*
+ * A feature is on when every hook that serves it attached; the hooks of a
+ * feature turned off are detached, so that none runs half a feature (an
+ * entry whose exit never runs leaves its calls open: drains in flight for
+ * good). links[i]: where hook i's link is in t->links, -1 if none.
+ */
+static void settle_features(struct tracer *t, const struct plan *plan, const int *errs,
+			    const int *links)
+{
+	int i, n = 0;
+
 	for (i = 0; i < plan->nr; i++)
 		if (plan->hooks[i].seen)
 			*plan->hooks[i].seen = true;
@@ -357,7 +372,37 @@ static int attach(struct tracer *t, const struct plan *plan)
 		*plan->hooks[i].seen = false;
 		if (plan->hooks[i].why)
 			*plan->hooks[i].why = errs[i];
+		note_failed(&t->features, &plan->hooks[i], errs[i]);
 	}
+	for (i = 0; i < plan->nr; i++) {
+		if (links[i] < 0 || !plan->hooks[i].seen || *plan->hooks[i].seen)
+			continue;
+		bpf_link__destroy(t->links[links[i]]);
+		t->links[links[i]] = NULL;
+		t->features.nr_detached++;
+	}
+	for (i = 0; i < t->nr_links; i++)
+		if (t->links[i])
+			t->links[n++] = t->links[i];
+	t->nr_links = n;
+}
+
+/*
+ * Required hooks must attach; an optional one that the kernel refuses only
+ * leaves its feature off (one short of fds or memory is not a missing feature).
+ */
+static int attach(struct tracer *t, const struct plan *plan)
+{
+	int errs[MAX_LINKS] = {}, links[MAX_LINKS];
+	int i, err;
+
+	for (i = 0; i < plan->nr; i++) {
+		err = attach_hook(t, &plan->hooks[i], &links[i]);
+		if (err && (!plan->hooks[i].seen || probe__short_of_resources(err)))
+			return err;
+		errs[i] = err;
+	}
+	settle_features(t, plan, errs, links);
 	return 0;
 }
 

@@ -76,12 +76,29 @@ struct tracer_opts {
 };
 
 /* What the tracer ended up seeing. */
+/* An optional hook that failed to attach: its program and why. */
+struct tracer_failed_hook {
+	char prog[32];
+	int err; /* -errno */
+};
+
+#define TRACER_MAX_FAILED 8
+
 struct tracer_features {
 	enum drain_mode mode;
+	/*
+	 * the optional hooks that failed to attach, whose features are off;
+	 * nr_detached: the other hooks of those features, attached, then
+	 * detached (an entry without its exit would leave calls open for good)
+	 */
+	struct tracer_failed_hook failed[TRACER_MAX_FAILED];
+	int nr_failed;
+	int nr_detached;
 	bool fadvise;	 /* syscalls:sys_enter/exit_fadvise64 attached */
 	int fadvise_err; /* if not: -errno of their attach */
 	bool ipi;	 /* ipi:ipi_send_cpu attached (about 6.4 and later) */
 	bool local;	 /* lru_add_drain() hooked */
+	bool own;	 /* lru_add_drain_cpu() hooked: a drain's own local drain (6.18+) */
 	bool forced;	 /* lru_cache_disable() hooked */
 	bool inner;	 /* __lru_add_drain_all() hooked too */
 };

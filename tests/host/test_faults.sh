@@ -153,6 +153,49 @@ expect_fail 72 "kallsyms addresses hidden: exit 72" \
 	"${NS[@]}" "mount --bind '$TMPDIR_TEST/kallsyms.hidden' /proc/kallsyms && '$DRAINSTAT' -d 1"
 expect_fail 72 "kallsyms unreadable: exit 72" \
 	"${NS[@]}" "mount --bind /dev/null /proc/kallsyms && '$DRAINSTAT' -d 1"
+
+# One hook of a feature refused, the other attached (the fadvise exit's
+# tracepoint id unreadable, where libbpf reads it: tracefs, or debugfs's
+# tracing where that is mounted): the feature goes off whole and the entry's
+# hook is detached again (an entry whose exit never runs leaves its calls
+# open); -v names the hook. The programs still attached are read from the
+# kernel's links.
+FADV=fadvise64
+[ "$(uname -m)" = aarch64 ] && FADV=fadvise64_64
+# linked_names IDS: the names of the programs among IDS (prog_ids) with a link
+linked_names() {
+	local id
+	for id in $(bpftool -j link list | jq -r '.[].prog_id' | sort -u | comm -12 - <(echo "$1")); do
+		bpftool prog show id "$id" | sed -n '1s/.* name \([^ ]*\) .*/\1/p'
+	done | sort | tr '\n' ' '
+}
+BEFORE=$(prog_ids)
+HIDE="mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+	for t in /sys/kernel/tracing /sys/kernel/debug/tracing; do
+		[ -e \$t/events/syscalls/sys_exit_$FADV/id ] || continue
+		mount --bind /dev/null \$t/events/syscalls/sys_exit_$FADV/id || exit 1
+	done"
+"${NS[@]}" "$HIDE
+	exec '$DRAINSTAT' -v -d 8" >"$TMPDIR_TEST/half.out" 2>"$TMPDIR_TEST/half.err" &
+HALF=$!
+if wait_attached "$TMPDIR_TEST/half.err" '^drainstat: mode '; then
+	LINKED=$(linked_names "$(new_prog_ids "$BEFORE")")
+	echo "# linked with one fadvise hook refused: $LINKED"
+	check "one fadvise hook refused: the drain hooks attached" grep -q drainstat_queue_work <<<"$LINKED"
+	check "one fadvise hook refused: the other detached" \
+		bash -c "! grep -q drainstat_fadvise <<<'$LINKED'"
+else
+	fail "one fadvise hook refused: drainstat starts" "$(head -c 300 "$TMPDIR_TEST/half.err")"
+fi
+kill -INT $HALF
+wait $HALF
+expect_eq "one fadvise hook refused: exit 0" $? 0
+check "one fadvise hook refused: -v names it" \
+	grep -q "^drainstat: hook drainstat_fadvise_exit not attached (" "$TMPDIR_TEST/half.err"
+check "one fadvise hook refused: -v says its other hook was detached" \
+	grep -q '^drainstat: 1 hook of those features detached again' "$TMPDIR_TEST/half.err"
+check "one fadvise hook refused: fadvise not traced" grep -q '^fadvise: not traced' "$TMPDIR_TEST/half.out"
+
 # the real sysctl: kptr_restrict=2 hides addresses from root too
 KPTR=$(sysctl -n kernel.kptr_restrict)
 sysctl -qw kernel.kptr_restrict=2

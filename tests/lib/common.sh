@@ -46,9 +46,12 @@ to_ns() {
 }
 
 # site_field FILE SITE COMM N: field N of the site row (3 drains, 4 works, 5 self,
-# 6-8 dispatch p50/p99/max, 9-11 run p50/p99/max, 12-13 wait p50/p99).
+# 6-8 dispatch p50/p99/max, 9-11 run p50/p99/max, 12-13 wait p50/p99), in a
+# site table: not the LOCAL table's row of the same site and comm, which is
+# there when the site table has none (no drain counted).
 site_field() {
-	awk -v s="$2" -v c="$3" -v n="$4" '$1 == s && $2 == c { print $n; exit }' "$1"
+	awk -v s="$2" -v c="$3" -v n="$4" '/^SITE / { t = 1; next } /^$/ { t = 0 }
+		t && $1 == s && $2 == c { print $n; exit }' "$1"
 }
 
 # fadvise_field FILE ADVICE N: 2 calls, 3 escalated, 4-6 latency p50/p99/max.

@@ -144,12 +144,15 @@ static inline struct golden_maps *golden__make_maps(int scale, const char *evil)
 
 /*
  * What only full mode sees, added to the first two sites (forced drains at
- * the second): 20 empty drains, 290 IPIs, lock times and 8000 local drains.
+ * the second): 20 empty drains, 5 that drained only their own CPU (6.18+),
+ * the own local drain of 325, 290 IPIs, lock times and 8000 local drains.
  */
 static inline void golden__add_full_mode(struct golden_maps *k)
 {
-	k->sites[0].count[SITE_DRAINS] += 20; /* 20 piggybacked: no work queued */
+	k->sites[0].count[SITE_DRAINS] += 25; /* 20 piggybacked, 5 own only: no work queued */
 	k->sites[0].count[SITE_EMPTY_DRAINS] = 20;
+	k->sites[0].count[SITE_OWN_ONLY_DRAINS] = 5;
+	golden__hist_fill(&k->sites[0].hist[SITE_OWN_NS], 1500, 20, 325);
 	k->sites[0].count[SITE_IPIS] = 290;
 	golden__hist_fill(&k->sites[0].hist[SITE_LOCK_NS], 2000, 100, 300);
 	golden__hist_fill(&k->sites[0].hist[SITE_LOCAL_NS], 700, 10, 8000);

@@ -11,6 +11,7 @@
 #include "check.h"
 #include "golden.h"
 #include "hist.h"
+#include "metric.h"
 #include "model.h"
 #include "report_prom.h"
 #include "snapshot.h"
@@ -150,8 +151,10 @@ static void test_prom_full(void)
 	i.has_local = true;
 	make_model(&m, &i);
 	r = &m.sites[0];
-	r->count[SITE_DRAINS] += 20;
+	r->count[SITE_DRAINS] += 25;
 	r->count[SITE_EMPTY_DRAINS] = 20;
+	r->count[SITE_OWN_ONLY_DRAINS] = 5;
+	golden__sparse_fill(&m.arena, &r->hist[SITE_OWN_NS], 1500, 20, 325);
 	r->count[SITE_IPIS] = 290;
 	golden__sparse_fill(&m.arena, &r->hist[SITE_LOCK_NS], 2 * US, 100, 300);
 	golden__sparse_fill(&m.arena, &r->hist[SITE_LOCAL_NS], 700, 10, 8000);
@@ -331,6 +334,21 @@ static void test_prom_series_never_go_down(void)
 	prom_memory__free(pm);
 }
 
+/* Every count and histogram of bpf/drainstat.h's enums is named: a new one without fails here. */
+static void test_metrics_named(void)
+{
+	int i;
+
+	for (i = 0; i < SITE_COUNTS; i++)
+		CHECK(metric__site_count[i].name != NULL);
+	for (i = 0; i < SITE_HISTS; i++)
+		CHECK(metric__site_hist[i].name != NULL && metric__site_hist[i].prom != NULL);
+	for (i = 0; i < CPU_COUNTS; i++)
+		CHECK(metric__cpu_count[i].name != NULL);
+	for (i = 0; i < CPU_HISTS; i++)
+		CHECK(metric__cpu_hist[i].name != NULL);
+}
+
 /* The export's value of a series named exactly as series, or -1 if it is absent. */
 static long long series_value(const char *text, const char *series)
 {
@@ -416,5 +434,6 @@ int main(void)
 	RUN(test_prom_sites_keep_their_label);
 	RUN(test_prom_series_never_go_down);
 	RUN(test_prom_torn_reads);
+	RUN(test_metrics_named);
 	return failed ? 1 : 0;
 }

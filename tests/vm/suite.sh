@@ -121,6 +121,23 @@ check_entry_visible() {
 	expect_eq "$mode: no empty drains" "$(site_field "$out" generic_fadvise "$comm" 16)" 0
 	expect_eq "$mode: no forced drains" "$(site_field "$out" generic_fadvise "$comm" 17)" 0
 	check "$mode: WAIT is exact (no tilde)" grep -q -- '-- WAIT ---' "$out"
+	check_own "$mode"
+}
+
+# Since 6.18 a drain drains its caller's CPU before the mutex (OWN); each
+# forced drain queued a work all the same (not OWN-ONLY). Before, no own drain.
+check_own() {
+	local mode=$1 out=$FORCED_OUT comm=$FORCED_COMM own_only own
+	own_only=$(site_field "$out" generic_fadvise "$comm" 18)
+	own=$(site_field "$out" generic_fadvise "$comm" 19)
+	echo "# $mode: OWN-ONLY $own_only, OWN p50 $own, SELF $(site_field "$out" generic_fadvise "$comm" 5)"
+	expect_eq "$mode: no drain counted OWN-ONLY (each queued a work)" "$own_only" 0
+	if [ "$LOCAL_FIRST" = 1 ]; then
+		expect_range "$mode: 6.18+: the own local drain timed (OWN p50, ns)" "$(to_ns "$own")" \
+			1 999999999
+	else
+		expect_eq "$mode: before 6.18: no own local drain" "$own" -
+	fi
 }
 
 # trigger ACTION COMM: drainstat (auto mode, everyone) around one trigger run.
@@ -202,6 +219,11 @@ echo "# kernel $(uname -r) ($VM_KERNEL), $(grep -c ^processor /proc/cpuinfo) CPU
 # the kernel's series: 6.12 for 6.12, 6.12-rt and arm64-6.12
 SERIES=${VM_KERNEL#arm64-}
 SERIES=${SERIES%-rt}
+# 6.18 and later: __lru_add_drain_all() drains the caller's CPU first
+KVER=$(uname -r | cut -d- -f1)
+LOCAL_FIRST=0
+[ "${KVER%%.*}" -gt 6 ] || { [ "${KVER%%.*}" = 6 ] && [ "$(echo "$KVER" | cut -d. -f2)" -ge 18 ]; } &&
+	LOCAL_FIRST=1
 
 # Full mode needs BPF trampolines: arm64's come with ftrace direct calls,
 # which Debian's arm64 6.1 is built without (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
