@@ -105,6 +105,7 @@ struct model_info {
 	bool wait_is_lower_bound;
 	bool entry_visible; /* full and kprobe modes: exact wait, lock, empty drains */
 	bool has_fadvise;
+	const char *fadvise_unseen; /* why the fadvise calls are not traced; NULL where they are */
 	bool has_ipi;
 	bool has_local;
 	bool cumulative; /* since start rather than since the previous report */

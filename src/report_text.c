@@ -260,9 +260,12 @@ static void print_fadvise(FILE *f, const struct model *m)
 	bool any = false;
 	int i;
 
+	/* the cause setup found, as the header's blind spots say it */
 	if (!m->info.has_fadvise) {
-		fprintf(f, "\nfadvise: not traced (no syscalls:sys_enter_" DRAINSTAT_FADVISE_SYSCALL
-			   " tracepoint)\n");
+		fprintf(f, "\nfadvise: not traced");
+		if (m->info.fadvise_unseen)
+			fprintf(f, " (%s)", m->info.fadvise_unseen);
+		fputc('\n', f);
 		return;
 	}
 	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++) {

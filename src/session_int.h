@@ -54,7 +54,8 @@ struct session {
 	struct tracer *tracer;
 	int tracefs_mounted;
 	struct utsname uts;
-	char blind_spots[512]; /* tracepoint mode, no IPIs, no fadvise: 290 bytes */
+	char blind_spots[512];	 /* tracepoint mode, no IPIs, no fadvise: 290 bytes */
+	char fadvise_cause[160]; /* why the fadvise calls are not traced: 90 bytes */
 	__u64 cgroup_id;
 	struct symbol_scan scan;
 	int symbols_code; /* the exit code when the symbols are not there */

@@ -609,29 +609,31 @@ static int start_tracer(struct session *s)
 	return EXIT_OK;
 }
 
-/* Why the fadvise calls are not traced: err is their tracepoint's attach error. */
-static void describe_fadvise_blind(int err, char *buf, size_t size, const char *sep)
+/*
+ * Why the fadvise calls are not traced, in words every output uses (the blind
+ * spots, the text report's fadvise line): err is their tracepoint's attach error.
+ */
+static void describe_fadvise_cause(int err, char *buf, size_t size)
 {
 	int paranoid = probe__perf_restricted(err);
 
 	if (paranoid)
 		snprintf(buf, size,
-			 "%sfadvise calls (kernel.perf_event_paranoid=%d leaves their "
+			 "kernel.perf_event_paranoid=%d leaves their "
 			 "syscalls:sys_enter_" DRAINSTAT_FADVISE_SYSCALL
-			 " perf event to CAP_SYS_ADMIN)",
-			 sep, paranoid);
+			 " perf event to CAP_SYS_ADMIN",
+			 paranoid);
 	else if (err && err != -ENOENT)
-		snprintf(buf, size,
-			 "%sfadvise calls (syscalls:sys_enter_" DRAINSTAT_FADVISE_SYSCALL ": %s)",
-			 sep, strerror(-err));
+		snprintf(buf, size, "syscalls:sys_enter_" DRAINSTAT_FADVISE_SYSCALL ": %s",
+			 strerror(-err));
 	else
 		snprintf(buf, size,
-			 "%sfadvise calls (no syscalls:sys_enter_" DRAINSTAT_FADVISE_SYSCALL ")",
-			 sep);
+			 "no syscalls:sys_enter_" DRAINSTAT_FADVISE_SYSCALL " tracepoint");
 }
 
 /* What this run cannot see, by mode and by the optional hooks that did not attach. */
-static void describe_blind_spots(const struct tracer_features *f, bool ipis, char *buf, size_t size)
+static void describe_blind_spots(const struct tracer_features *f, bool ipis,
+				 const char *fadvise_cause, char *buf, size_t size)
 {
 	size_t n = 0;
 
@@ -649,7 +651,7 @@ static void describe_blind_spots(const struct tracer_features *f, bool ipis, cha
 				      ipis ? "no ipi:ipi_send_cpu tracepoint"
 					   : "counted with --ipis");
 	if (!f->fadvise && n < size)
-		describe_fadvise_blind(f->fadvise_err, buf + n, size - n, n ? "; " : "");
+		snprintf(buf + n, size - n, "%sfadvise calls (%s)", n ? "; " : "", fadvise_cause);
 }
 
 static void describe(struct session *s)
@@ -657,7 +659,10 @@ static void describe(struct session *s)
 	const struct tracer_features *f = tracer__features(s->tracer);
 
 	uname(&s->uts);
-	describe_blind_spots(f, s->opts->ipis, s->blind_spots, sizeof(s->blind_spots));
+	if (!f->fadvise)
+		describe_fadvise_cause(f->fadvise_err, s->fadvise_cause, sizeof(s->fadvise_cause));
+	describe_blind_spots(f, s->opts->ipis, s->fadvise_cause, s->blind_spots,
+			     sizeof(s->blind_spots));
 	s->info = (struct model_info){
 	    .mode = tracer__mode_name(f->mode),
 	    .kernel = s->uts.release,
@@ -665,6 +670,7 @@ static void describe(struct session *s)
 	    .wait_is_lower_bound = f->mode == MODE_TRACEPOINT,
 	    .entry_visible = f->mode != MODE_TRACEPOINT,
 	    .has_fadvise = f->fadvise,
+	    .fadvise_unseen = f->fadvise ? NULL : s->fadvise_cause,
 	    .has_ipi = f->ipi,
 	    .has_local = f->local,
 	    .cumulative = !s->opts->interval_ns,

@@ -247,9 +247,31 @@ static void test_report_empty(void)
 	struct text_opts o = {};
 
 	i.has_fadvise = false;
+	i.fadvise_unseen = "no syscalls:sys_enter_fadvise64 tracepoint";
 	CHECK(model__build(&s, NULL, 0, NULL, &i, &m) == 0);
 	CHECK(m.nr_sites == 0 && m.nr_cpus == 0);
 	check_golden("report-empty.txt", &m, &o);
+	model__free(&m);
+}
+
+/* The fadvise line gives the cause setup found, not always a missing tracepoint. */
+static void test_fadvise_cause(void)
+{
+	struct snapshot s = {.taken_ns = 5000 * MS};
+	struct model_info i = info;
+	struct text_opts o = {};
+	struct model m;
+	char *got;
+
+	i.has_fadvise = false;
+	i.fadvise_unseen = "kernel.perf_event_paranoid=3 leaves their "
+			   "syscalls:sys_enter_fadvise64 perf event to CAP_SYS_ADMIN";
+	CHECK(model__build(&s, NULL, 0, NULL, &i, &m) == 0);
+	got = render(&m, &o, false);
+	CHECK(got && strstr(got, "\nfadvise: not traced (kernel.perf_event_paranoid=3 leaves their "
+				 "syscalls:sys_enter_fadvise64 perf event to CAP_SYS_ADMIN)\n"));
+	CHECK(got && !strstr(got, "tracepoint)"));
+	free(got);
 	model__free(&m);
 }
 
@@ -403,6 +425,7 @@ int main(void)
 	RUN(test_report_in_flight);
 	RUN(test_report_wait_alone);
 	RUN(test_report_empty);
+	RUN(test_fadvise_cause);
 	RUN(test_rows_sorted);
 	RUN(test_sort_kept_across_readings);
 	RUN(test_report_many_cpus);
