@@ -136,6 +136,31 @@ static void test_report_full_mode(void)
 }
 
 /*
+ * Full mode on a kernel with Queue PerCPU Work: the same maps, but nothing that
+ * depends on a drain's works (works, SELF, dispatch, run, lock, EMPTY, IPIs,
+ * the victim CPUs, the mutex waiters); drains, their wait and FORCED stay.
+ */
+static void test_report_qpw(void)
+{
+	struct ksyms *ks = NULL;
+	struct snapshot s;
+	struct model m;
+	struct model_info i = info;
+	struct text_opts o = {.histograms = true};
+
+	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
+	golden__read_qpw(make_maps(1), &s, &i);
+	i.stuck_ns = 2000 * MS;
+	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
+	CHECK(m.works == 310 && m.nr_cpus == 2 && m.mutex_waiters == 0);
+	CHECK(m.in_flight[1].phase == PHASE_NO_WORK);
+	check_golden("report-qpw.txt", &m, &o);
+	model__free(&m);
+	snapshot__free(&s);
+	ksyms__free(ks);
+}
+
+/*
  * A drain stuck behind a FIFO spinner, a mutex waiter and a young drain: the
  * report opens with all three (-s: with their stacks); in tracepoint mode,
  * a drain in flight under the threshold comes at the end.
@@ -422,6 +447,7 @@ int main(void)
 	RUN(test_report_cumulative);
 	RUN(test_report_interval_and_histograms);
 	RUN(test_report_full_mode);
+	RUN(test_report_qpw);
 	RUN(test_report_in_flight);
 	RUN(test_report_wait_alone);
 	RUN(test_report_empty);
