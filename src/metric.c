@@ -11,25 +11,25 @@ const struct metric_desc metric__site_count[SITE_COUNTS] = {
 	{"empty_drains", "empty_drains_total", PROM_COUNTER,
 	 "Drains that queued no work and drained nothing (piggybacked, or nothing "
 	 "batched).",
-	 SEEN_ENTRY},
+	 SEEN_ENTRY | SEEN_WORKS},
     [SITE_OWN_ONLY_DRAINS] = {"own_only_drains", "own_only_drains_total", PROM_COUNTER,
 			      "Drains that queued no work but drained the caller's own CPU, "
 			      "before the mutex (Linux 6.18 and later).",
-			      SEEN_LOCAL},
+			      SEEN_LOCAL | SEEN_WORKS},
     [SITE_WORKS] = {"works", "works_total", PROM_COUNTER_BY_KIND,
-		    "Works queued by drains; kind=self: on the caller's own CPU.", SEEN_ALWAYS},
+		    "Works queued by drains; kind=self: on the caller's own CPU.", SEEN_WORKS},
     /* in works_total{kind="self"} and {kind="remote"} */
-    [SITE_SELF_WORKS] = {"self_works", NULL, PROM_COUNTER, NULL, SEEN_ALWAYS},
-    [SITE_REMOTE_WORKS] = {"remote_works", NULL, PROM_COUNTER, NULL, SEEN_ALWAYS},
+    [SITE_SELF_WORKS] = {"self_works", NULL, PROM_COUNTER, NULL, SEEN_WORKS},
+    [SITE_REMOTE_WORKS] = {"remote_works", NULL, PROM_COUNTER, NULL, SEEN_WORKS},
     [SITE_IPIS] = {"ipis", "ipis_total", PROM_COUNTER, "IPIs sent to wake the CPUs that got works.",
-		   SEEN_IPI},
+		   SEEN_IPI | SEEN_WORKS},
 };
 
 const struct metric_desc metric__site_hist[SITE_HISTS] = {
     [SITE_DISPATCH_NS] = {"dispatch_ns", "dispatch_seconds", PROM_HISTOGRAM,
-			  "Work queued to work started on the target CPU.", SEEN_ALWAYS},
+			  "Work queued to work started on the target CPU.", SEEN_WORKS},
     [SITE_RUN_NS] = {"run_ns", "run_seconds", PROM_HISTOGRAM,
-		     "Work started to work ended on the target CPU.", SEEN_ALWAYS},
+		     "Work started to work ended on the target CPU.", SEEN_WORKS},
     [SITE_WAIT_NS] = {"wait_ns", "wait_seconds", PROM_HISTOGRAM,
 		      "Time a drain held its caller: entry to exit, or in tracepoint mode "
 		      "first queue to last work end (a lower bound).",
@@ -37,7 +37,7 @@ const struct metric_desc metric__site_hist[SITE_HISTS] = {
     [SITE_LOCK_NS] = {"lock_ns", "lock_seconds", PROM_HISTOGRAM,
 		      "The wait for the drain mutex and the checks: entry, or the end of the "
 		      "drain's own local drain (6.18 and later), to the first queued work.",
-		      SEEN_ENTRY},
+		      SEEN_ENTRY | SEEN_WORKS},
     [SITE_LOCAL_NS] = {"local_ns", "local_drains_total", PROM_HIST_COUNT,
 		       "Calls of lru_add_drain().", SEEN_LOCAL},
     [SITE_OWN_NS] = {"own_ns", "own_seconds", PROM_HISTOGRAM,
@@ -48,28 +48,21 @@ const struct metric_desc metric__site_hist[SITE_HISTS] = {
 
 const struct metric_desc metric__cpu_count[CPU_COUNTS] = {
     [CPU_WORKS] = {"works", "victim_works_total", PROM_COUNTER, "Works run by a CPU for drains.",
-		   SEEN_ALWAYS},
-    [CPU_SELF_WORKS] = {"self_works", NULL, PROM_COUNTER, NULL, SEEN_ALWAYS},
-    [CPU_IPIS] = {"ipis", NULL, PROM_COUNTER, NULL, SEEN_IPI},
+		   SEEN_WORKS},
+    [CPU_SELF_WORKS] = {"self_works", NULL, PROM_COUNTER, NULL, SEEN_WORKS},
+    [CPU_IPIS] = {"ipis", NULL, PROM_COUNTER, NULL, SEEN_IPI | SEEN_WORKS},
 };
 
 const struct metric_desc metric__cpu_hist[CPU_HISTS] = {
     [CPU_DISPATCH_NS] = {"dispatch_ns", "victim_dispatch_seconds_total", PROM_HIST_SUM,
-			 "Time works for drains waited to start on a CPU.", SEEN_ALWAYS},
+			 "Time works for drains waited to start on a CPU.", SEEN_WORKS},
     [CPU_RUN_NS] = {"run_ns", "victim_run_seconds_total", PROM_HIST_SUM,
-		    "Time a CPU spent running works for drains.", SEEN_ALWAYS},
+		    "Time a CPU spent running works for drains.", SEEN_WORKS},
 };
 
 bool metric__seen(const struct metric_desc *d, const struct model_info *info)
 {
-	switch (d->seen) {
-	case SEEN_ENTRY:
-		return info->entry_visible;
-	case SEEN_LOCAL:
-		return info->has_local;
-	case SEEN_IPI:
-		return info->has_ipi;
-	default:
-		return true;
-	}
+	return (!(d->seen & SEEN_ENTRY) || info->entry_visible) &&
+	       (!(d->seen & SEEN_LOCAL) || info->has_local) &&
+	       (!(d->seen & SEEN_IPI) || info->has_ipi) && (!(d->seen & SEEN_WORKS) || !info->qpw);
 }

@@ -14,12 +14,13 @@
 
 struct model_info;
 
-/* What a mode must see for a metric to be measured (model_info's flags). */
+/* What a mode must see for a metric to be measured (model_info's flags): all the bits set. */
 enum metric_seen {
-	SEEN_ALWAYS,
-	SEEN_ENTRY, /* the drain's entry: full and kprobe modes */
-	SEEN_LOCAL, /* lru_add_drain() calls */
-	SEEN_IPI,   /* the IPIs sent to wake a CPU */
+	SEEN_ALWAYS = 0,
+	SEEN_ENTRY = 1 << 0, /* the drain's entry: full and kprobe modes */
+	SEEN_LOCAL = 1 << 1, /* lru_add_drain() calls */
+	SEEN_IPI = 1 << 2,   /* the IPIs sent to wake a CPU */
+	SEEN_WORKS = 1 << 3, /* every work of a drain queued: not so with Queue PerCPU Work */
 };
 
 /* How the export shows a metric. */
@@ -36,8 +37,8 @@ struct metric_desc {
 	const char *name; /* the drain model's word, JSON's key: "drains", "dispatch_ns" */
 	const char *prom; /* its export family after "drainstat_"; NULL: none of its own */
 	enum prom_shape shape;
-	const char *help; /* the family's HELP */
-	enum metric_seen seen;
+	const char *help;  /* the family's HELP */
+	unsigned int seen; /* enum metric_seen's bits */
 };
 
 extern const struct metric_desc metric__site_count[SITE_COUNTS];

@@ -396,13 +396,13 @@ static const char *const phase_names[] = {
     [PHASE_PENDING] = "works pending",
     [PHASE_RUNNING] = "works running",
     [PHASE_RETURNING] = "works done, returning",
+    [PHASE_NO_WORK] = "no work queued (the drain mutex, or its works run in place)",
 };
 
 static const char *const phase_keys[] = {
-    [PHASE_MUTEX] = "waiting_for_mutex",
-    [PHASE_PENDING] = "works_pending",
-    [PHASE_RUNNING] = "works_running",
-    [PHASE_RETURNING] = "returning",
+    [PHASE_MUTEX] = "waiting_for_mutex", [PHASE_PENDING] = "works_pending",
+    [PHASE_RUNNING] = "works_running",	 [PHASE_RETURNING] = "returning",
+    [PHASE_NO_WORK] = "no_work_queued",
 };
 
 const char *model__phase_name(enum drain_phase p)
@@ -492,10 +492,12 @@ static int drain_works(struct model *m, struct model_drain *md, const struct sna
 	return 0;
 }
 
-static enum drain_phase drain_phase(const struct model_drain *md, const struct drain_state *d)
+static enum drain_phase drain_phase(const struct model_drain *md, const struct drain_state *d,
+				    bool qpw)
 {
+	/* Queue PerCPU Work may run the works on the caller's CPU, queueing none */
 	if (d->by_entry && !d->works)
-		return PHASE_MUTEX;
+		return qpw ? PHASE_NO_WORK : PHASE_MUTEX;
 	if (md->pending_works)
 		return PHASE_PENDING;
 	if (md->nr_in_flight)
@@ -522,7 +524,7 @@ static int model_drain(struct model *m, struct model_drain *md, const struct sna
 	err = symbolize(sd->ips, sd->nr_ips, ks, &m->arena, &md->stack, md->site, sizeof(md->site));
 	if (!err)
 		err = drain_works(m, md, sd, f);
-	md->phase = drain_phase(md, &sd->d);
+	md->phase = drain_phase(md, &sd->d, m->info.qpw);
 	return err;
 }
 

@@ -79,6 +79,8 @@ enum drain_phase {
 	PHASE_PENDING,	 /* a work not started */
 	PHASE_RUNNING,	 /* every work started, some not ended */
 	PHASE_RETURNING, /* every work ended, the caller not returned yet */
+	/* entered, no work queued: with Queue PerCPU Work, the mutex or its works run in place */
+	PHASE_NO_WORK,
 };
 
 /* A drain in flight when the report was made. */
@@ -105,7 +107,14 @@ struct model_info {
 	const char *blind_spots; /* what this mode cannot see */
 	bool wait_is_lower_bound;
 	bool entry_visible; /* full and kprobe modes: exact wait, lock, empty drains */
+	/*
+	 * The kernel has Queue PerCPU Work: a drain may run its works on the
+	 * caller's CPU and queue none, so what is known of a drain's works is not
+	 * shown (src/metric.c, SEEN_WORKS)
+	 */
+	bool qpw;
 	bool has_fadvise;
+	const char *fadvise_unseen; /* why the fadvise calls are not traced; NULL where they are */
 	bool has_ipi;
 	bool has_local;
 	bool cumulative; /* since start rather than since the previous report */

@@ -83,6 +83,14 @@ int probe__tracefs(const char *dir)
  */
 #define DRAIN_ALL_FN   "lru_add_drain_all"
 #define IPI_TP_TYPEDEF "btf_trace_ipi_send_cpu"
+/*
+ * The "Queue PerCPU Work" series (Marcelo Tosatti, 2026; CONFIG_QPW, qpw=):
+ * with it enabled, lru_add_drain_all() runs lru_add_drain_per_cpu on the
+ * caller's CPU under the target CPU's lock, and queues no work. Its per-CPU
+ * works are of this type, whether or not CONFIG_QPW is on: the kernel's
+ * lookup gives an id, not the members that would tell.
+ */
+#define QPW_STRUCT "qpw_struct"
 
 /* A BTF lookup by name that the kernel does: the context of btf_lookup_insns. */
 struct btf_lookup {
@@ -151,7 +159,7 @@ static int lookup_error(int id)
 static int kernel_btf_facts(struct btf_facts *f)
 {
 	struct bpf_prog_load_opts opts = {.sz = sizeof(opts), .prog_flags = BPF_F_SLEEPABLE};
-	int fd, ipi, err;
+	int fd, ipi, qpw, err;
 
 	fd = bpf_prog_load(BPF_PROG_TYPE_SYSCALL, "btf_lookup", "GPL", btf_lookup_insns,
 			   sizeof(btf_lookup_insns) / sizeof(btf_lookup_insns[0]), &opts);
@@ -159,41 +167,51 @@ static int kernel_btf_facts(struct btf_facts *f)
 		return -errno;
 	f->drain_all_id = kernel_btf_id(fd, DRAIN_ALL_FN, BTF_KIND_FUNC);
 	ipi = kernel_btf_id(fd, IPI_TP_TYPEDEF, BTF_KIND_TYPEDEF);
+	qpw = kernel_btf_id(fd, QPW_STRUCT, BTF_KIND_STRUCT);
 	err = lookup_error(f->drain_all_id);
 	if (!err)
 		err = lookup_error(ipi);
+	if (!err)
+		err = lookup_error(qpw);
 	f->ipi_send_cpu = ipi > 0;
+	f->qpw = qpw > 0;
 	close(fd);
 	return err;
 }
 
+void probe__btf_facts_of_file(const char *path, struct btf_facts *f)
+{
+	struct btf *btf;
+
+	*f = (struct btf_facts){.parsed = true};
+	/* btf__parse() keeps its errno */
+	btf = btf__parse(path, NULL);
+	if (!btf) {
+		f->err = -errno;
+		f->drain_all_id = f->err;
+		return;
+	}
+	f->drain_all_id = btf__find_by_name_kind(btf, DRAIN_ALL_FN, BTF_KIND_FUNC);
+	f->ipi_send_cpu = btf__find_by_name_kind(btf, IPI_TP_TYPEDEF, BTF_KIND_TYPEDEF) > 0;
+	f->qpw = btf__find_by_name_kind(btf, QPW_STRUCT, BTF_KIND_STRUCT) > 0;
+	btf__free(btf);
+}
+
 void probe__btf_facts(struct btf_facts *f)
 {
-	struct btf *vmlinux;
 	int err;
 
 	*f = (struct btf_facts){};
 	err = kernel_btf_facts(f);
 	if (!err)
 		return;
-	f->ipi_send_cpu = false;
-	f->drain_all_id = err;
 	/* parsing would run short too, and say less */
 	if (probe__short_of_resources(err)) {
-		f->err = err;
+		*f = (struct btf_facts){.err = err, .drain_all_id = err};
 		return;
 	}
-	/* before 5.14, or refused: parse the BTF here (btf__parse() keeps its errno) */
-	f->parsed = true;
-	vmlinux = btf__parse(VMLINUX_BTF, NULL);
-	if (!vmlinux) {
-		f->err = -errno;
-		f->drain_all_id = f->err;
-		return;
-	}
-	f->drain_all_id = btf__find_by_name_kind(vmlinux, DRAIN_ALL_FN, BTF_KIND_FUNC);
-	f->ipi_send_cpu = btf__find_by_name_kind(vmlinux, IPI_TP_TYPEDEF, BTF_KIND_TYPEDEF) > 0;
-	btf__free(vmlinux);
+	/* before 5.14, or refused: parse the BTF here */
+	probe__btf_facts_of_file(VMLINUX_BTF, f);
 }
 
 /*

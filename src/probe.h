@@ -24,6 +24,7 @@ struct btf_facts {
 	int err;	   /* 0, or -errno if the BTF could not be parsed */
 	int drain_all_id;  /* lru_add_drain_all()'s BTF id (fentry needs it), -errno if none */
 	bool ipi_send_cpu; /* the ipi:ipi_send_cpu tracepoint (about 6.4 and later) */
+	bool qpw;	   /* struct qpw_struct: drain works may run on the caller's CPU */
 	bool parsed;	   /* parsed here: the kernel could not look them up */
 };
 
@@ -33,6 +34,8 @@ struct btf_facts {
  * it again to load).
  */
 void probe__btf_facts(struct btf_facts *f);
+/* The same facts from the BTF file at path, parsed here (raw BTF, or an ELF file's .BTF). */
+void probe__btf_facts_of_file(const char *path, struct btf_facts *f);
 /* 0 if an fentry program attaches to BTF id btf_id, else -errno: cheap, before the real load. */
 int probe__fentry(int btf_id);
 /* 0 if the kernel has kprobes (PMU or tracefs kprobe_events), else -ENOENT. */

@@ -150,25 +150,32 @@ static void put_stacks(struct json *j, const struct model_site *s)
 	json_close(j, ']');
 }
 
-/* Counts then histograms, each under its name (src/metric.c). */
-static void put_metrics(struct json *j, const __u64 *count, const struct metric_desc *count_desc,
-			int nr_counts, const struct sparse_hist *hist,
-			const struct metric_desc *hist_desc, int nr_hists)
+/*
+ * Counts then histograms, each under its name (src/metric.c); one the run does
+ * not see is 0, as "sees" says, whatever the maps hold (with Queue PerCPU Work
+ * an EMPTY count, say, would be false).
+ */
+static void put_metrics(struct json *j, const struct model_info *info, const __u64 *count,
+			const struct metric_desc *count_desc, int nr_counts,
+			const struct sparse_hist *hist, const struct metric_desc *hist_desc,
+			int nr_hists)
 {
+	static const struct sparse_hist none;
 	int i;
 
 	for (i = 0; i < nr_counts; i++)
-		json_u64(j, count_desc[i].name, count[i]);
+		json_u64(j, count_desc[i].name, metric__seen(&count_desc[i], info) ? count[i] : 0);
 	for (i = 0; i < nr_hists; i++)
-		put_dist(j, hist_desc[i].name, &hist[i]);
+		put_dist(j, hist_desc[i].name,
+			 metric__seen(&hist_desc[i], info) ? &hist[i] : &none);
 }
 
-static void put_site(struct json *j, const struct model_site *s)
+static void put_site(struct json *j, const struct model_site *s, const struct model_info *info)
 {
 	json_open(j, NULL, '{');
 	json_str(j, "site", s->site, MODEL_NAME_LEN);
 	json_str(j, "comm", s->comm, DRAINSTAT_COMM_LEN);
-	put_metrics(j, s->count, metric__site_count, SITE_COUNTS, s->hist, metric__site_hist,
+	put_metrics(j, info, s->count, metric__site_count, SITE_COUNTS, s->hist, metric__site_hist,
 		    SITE_HISTS);
 	put_stacks(j, s);
 	json_close(j, '}');
@@ -184,22 +191,23 @@ static void put_sites(struct json *j, const struct model *m)
 
 	json_open(j, "sites", '[');
 	for (i = 0; i < m->nr_sites; i++)
-		put_site(j, &m->sites[i]);
+		put_site(j, &m->sites[i], &m->info);
 	json_close(j, ']');
 }
 
+/* None with Queue PerCPU Work: a CPU's drain may run elsewhere ("sees": "works"). */
 static void put_cpus(struct json *j, const struct model *m)
 {
 	int i;
 
 	json_open(j, "cpus", '[');
-	for (i = 0; i < m->nr_cpus; i++) {
+	for (i = 0; i < m->nr_cpus && !m->info.qpw; i++) {
 		const struct model_cpu *c = &m->cpus[i];
 
 		json_open(j, NULL, '{');
 		json_u64(j, "cpu", (__u64)c->cpu);
-		put_metrics(j, c->count, metric__cpu_count, CPU_COUNTS, c->hist, metric__cpu_hist,
-			    CPU_HISTS);
+		put_metrics(j, &m->info, c->count, metric__cpu_count, CPU_COUNTS, c->hist,
+			    metric__cpu_hist, CPU_HISTS);
 		json_close(j, '}');
 	}
 	json_close(j, ']');
@@ -302,7 +310,11 @@ static void put_drain_in_flight(struct json *j, const char *key, const struct mo
 	json_close(j, '}');
 }
 
-/* mutex_waiters is null where the drain entry is not seen (tracepoint mode). */
+/*
+ * mutex_waiters is null where the drain entry is not seen (tracepoint mode),
+ * and with Queue PerCPU Work, where a drain with no work queued may be
+ * running them itself.
+ */
 static void put_in_flight(struct json *j, const struct model *m)
 {
 	int i;
@@ -310,7 +322,7 @@ static void put_in_flight(struct json *j, const struct model *m)
 	json_u64(j, "stuck_threshold_ns", m->info.stuck_ns);
 	json_u64(j, "drains_in_flight", (__u64)m->nr_in_flight);
 	json_u64(j, "stuck_drains", (__u64)m->nr_stuck);
-	if (m->info.entry_visible)
+	if (m->info.entry_visible && !m->info.qpw)
 		json_u64(j, "mutex_waiters", (__u64)m->mutex_waiters);
 	else
 		json_cstr(j, "mutex_waiters", NULL);
@@ -326,11 +338,13 @@ static void put_info(struct json *j, const struct model_info *info, const char *
 	json_cstr(j, "version", version);
 	json_cstr(j, "mode", info->mode);
 	json_cstr(j, "kernel", info->kernel);
+	json_bool(j, "qpw", info->qpw);
 	json_cstr(j, "cannot_see", info->blind_spots);
 	json_bool(j, "wait_is_lower_bound", info->wait_is_lower_bound);
 	/* what this run sees: an empty list or a zero means "none", not "not traced" */
 	json_open(j, "sees", '{');
 	json_bool(j, "drain_entry", info->entry_visible);
+	json_bool(j, "works", !info->qpw);
 	json_bool(j, "fadvise", info->has_fadvise);
 	json_bool(j, "ipis", info->has_ipi);
 	json_bool(j, "local_drains", info->has_local);
@@ -362,8 +376,8 @@ void report_json__print(FILE *f, const struct model *m, const char *version)
 		json_cstr(&j, "pid", NULL);
 	put_filters(&j, &m->info);
 	json_u64(&j, "drains", m->drains);
-	json_u64(&j, "works", m->works);
-	json_u64(&j, "self_works", m->self_works);
+	json_u64(&j, "works", m->info.qpw ? 0 : m->works);
+	json_u64(&j, "self_works", m->info.qpw ? 0 : m->self_works);
 	json_u64(&j, "local_drains", m->local_drains);
 	put_sites(&j, m);
 	put_cpus(&j, m);

@@ -577,7 +577,11 @@ static void put_pending(FILE *f, const struct model *m)
 	free(p);
 }
 
-/* The drains in flight when the file was written; mutex waiters where the entry is seen. */
+/*
+ * The drains in flight when the file was written; mutex waiters where the
+ * entry is seen, and not with Queue PerCPU Work (a drain with no work queued
+ * may be running them itself).
+ */
 static void put_in_flight(FILE *f, const struct model *m)
 {
 	put_family(f, "drains_in_flight", "gauge",
@@ -588,7 +592,7 @@ static void put_in_flight(FILE *f, const struct model *m)
 	fputs("drainstat_oldest_drain_in_flight_seconds ", f);
 	put_seconds(f, m->oldest_in_flight_ns);
 	fputc('\n', f);
-	if (m->info.entry_visible) {
+	if (m->info.entry_visible && !m->info.qpw) {
 		put_family(f, "mutex_waiters", "gauge",
 			   "Tasks in lru_add_drain_all() with no work queued yet: waiting for "
 			   "the drain mutex.");
@@ -599,13 +603,17 @@ static void put_in_flight(FILE *f, const struct model *m)
 
 static void put_info(FILE *f, const struct model_info *info, const char *version)
 {
-	put_family(f, "info", "gauge", "drainstat's version, mode and kernel; always 1.");
+	put_family(f, "info", "gauge",
+		   "drainstat's version, mode and kernel, and whether the kernel has Queue PerCPU "
+		   "Work (its drains' works are then not exported); always 1.");
 	fputs("drainstat_info{", f);
 	put_label(f, "version", version);
 	fputc(',', f);
 	put_label(f, "mode", info->mode);
 	fputc(',', f);
 	put_label(f, "kernel", info->kernel);
+	fputc(',', f);
+	put_label(f, "qpw", info->qpw ? "true" : "false");
 	fputs("} 1\n", f);
 }
 

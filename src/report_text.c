@@ -30,6 +30,8 @@ static void put_filters(FILE *f, const struct model_info *info)
 void report_text__header(FILE *f, const struct model_info *info, const char *version)
 {
 	fprintf(f, "drainstat %s: mode %s, kernel %s", version, info->mode, info->kernel);
+	if (info->qpw)
+		fputs(" with Queue PerCPU Work", f);
 	if (info->filter_pid)
 		fprintf(f, ", pid %u only", info->filter_pid);
 	put_filters(f, info);
@@ -93,24 +95,37 @@ static bool shows_own(const struct model_info *info)
 /*
  * Entry-visible modes add lock time, empty and forced drains, and with the
  * local drains hooked the drains that drained only their own CPU and the
- * time of that own drain; IPIs where counted.
+ * time of that own drain; IPIs where counted. With Queue PerCPU Work what
+ * depends on a drain's works is left out (metric.c's SEEN_WORKS): works, self
+ * works, dispatch, run, lock, empty and own-only drains, IPIs.
  */
 static void print_site_header(FILE *f, const struct site_widths *w, const struct model_info *info)
 {
-	fprintf(f, "%*s %s %s %s", w->site + w->comm + 19, "", "---- DISPATCH ---",
-		"------ RUN ------", info->wait_is_lower_bound ? "-- WAIT~ --" : "-- WAIT ---");
-	fprintf(f, "%s", info->entry_visible ? " --- LOCK --" : "");
+	bool works = !info->qpw;
+
+	fprintf(f, "%*s", w->site + w->comm + (works ? 19 : 8), "");
+	if (works)
+		fprintf(f, " %s %s", "---- DISPATCH ---", "------ RUN ------");
+	fprintf(f, " %s", info->wait_is_lower_bound ? "-- WAIT~ --" : "-- WAIT ---");
+	fprintf(f, "%s", info->entry_visible && works ? " --- LOCK --" : "");
 	/* over EMPTY, FORCED and OWN-ONLY (22 columns), then the own drain's p50 and p99 */
-	fprintf(f, "%s\n", shows_own(info) ? "                       --- OWN ---" : "");
-	fprintf(f, "%-*s %-*s %6s %5s %4s", w->site, "SITE", w->comm, "COMM", "DRAINS", "WORKS",
-		"SELF");
-	fprintf(f, " %5s %5s %5s %5s %5s %5s %5s %5s", "p50", "p99", "max", "p50", "p99", "max",
-		"p50", "p99");
-	if (info->entry_visible)
-		fprintf(f, " %5s %5s %5s %6s", "p50", "p99", "EMPTY", "FORCED");
 	if (shows_own(info))
-		fprintf(f, " %8s %5s %5s", "OWN-ONLY", "p50", "p99");
-	fprintf(f, "%s\n", info->has_ipi ? "  IPIS" : "");
+		fprintf(f, "%*s --- OWN ---", works ? 22 : 7, "");
+	fputc('\n', f);
+	fprintf(f, "%-*s %-*s %6s", w->site, "SITE", w->comm, "COMM", "DRAINS");
+	if (works)
+		fprintf(f, " %5s %4s %5s %5s %5s %5s %5s %5s", "WORKS", "SELF", "p50", "p99", "max",
+			"p50", "p99", "max");
+	fprintf(f, " %5s %5s", "p50", "p99");
+	if (info->entry_visible && works)
+		fprintf(f, " %5s %5s %5s", "p50", "p99", "EMPTY");
+	if (info->entry_visible)
+		fprintf(f, " %6s", "FORCED");
+	if (shows_own(info) && works)
+		fprintf(f, " %8s", "OWN-ONLY");
+	if (shows_own(info))
+		fprintf(f, " %5s %5s", "p50", "p99");
+	fprintf(f, "%s\n", info->has_ipi && works ? "  IPIS" : "");
 }
 
 static void print_site_row(FILE *f, const struct model_site *s, const struct site_widths *w,
@@ -118,24 +133,30 @@ static void print_site_row(FILE *f, const struct model_site *s, const struct sit
 {
 	char comm[4 * DRAINSTAT_COMM_LEN + 1], site[ESCAPE_SIZE(MODEL_NAME_LEN)];
 
-	fprintf(f, "%-*.*s %-*s %6llu %5llu %4llu", w->site, SITE_MAX_W,
+	bool works = !info->qpw;
+
+	fprintf(f, "%-*.*s %-*s %6llu", w->site, SITE_MAX_W,
 		escape__text(s->site, MODEL_NAME_LEN, site, sizeof(site)), w->comm,
 		escape__text(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)),
-		(unsigned long long)s->count[SITE_DRAINS], (unsigned long long)s->count[SITE_WORKS],
-		(unsigned long long)s->count[SITE_SELF_WORKS]);
-	put_dist(f, &s->hist[SITE_DISPATCH_NS], true);
-	put_dist(f, &s->hist[SITE_RUN_NS], true);
+		(unsigned long long)s->count[SITE_DRAINS]);
+	if (works) {
+		fprintf(f, " %5llu %4llu", (unsigned long long)s->count[SITE_WORKS],
+			(unsigned long long)s->count[SITE_SELF_WORKS]);
+		put_dist(f, &s->hist[SITE_DISPATCH_NS], true);
+		put_dist(f, &s->hist[SITE_RUN_NS], true);
+	}
 	put_dist(f, &s->hist[SITE_WAIT_NS], false);
-	if (info->entry_visible) {
+	if (info->entry_visible && works) {
 		put_dist(f, &s->hist[SITE_LOCK_NS], false);
-		fprintf(f, " %5llu %6llu", (unsigned long long)s->count[SITE_EMPTY_DRAINS],
-			(unsigned long long)s->count[SITE_FORCED_DRAINS]);
+		fprintf(f, " %5llu", (unsigned long long)s->count[SITE_EMPTY_DRAINS]);
 	}
-	if (shows_own(info)) {
+	if (info->entry_visible)
+		fprintf(f, " %6llu", (unsigned long long)s->count[SITE_FORCED_DRAINS]);
+	if (shows_own(info) && works)
 		fprintf(f, " %8llu", (unsigned long long)s->count[SITE_OWN_ONLY_DRAINS]);
+	if (shows_own(info))
 		put_dist(f, &s->hist[SITE_OWN_NS], false);
-	}
-	if (info->has_ipi)
+	if (info->has_ipi && works)
 		fprintf(f, " %5llu", (unsigned long long)s->count[SITE_IPIS]);
 	fputc('\n', f);
 }
@@ -198,6 +219,17 @@ static bool row_moved(const struct model_site *s)
 	return false;
 }
 
+static void print_site_hists(FILE *f, const struct model_site *s, const struct model_info *info)
+{
+	if (!info->qpw) {
+		print_hist(f, "dispatch", &s->hist[SITE_DISPATCH_NS]);
+		print_hist(f, "run", &s->hist[SITE_RUN_NS]);
+	}
+	print_hist(f, info->wait_is_lower_bound ? "wait~" : "wait", &s->hist[SITE_WAIT_NS]);
+	if (info->entry_visible && !info->qpw)
+		print_hist(f, "lock", &s->hist[SITE_LOCK_NS]);
+}
+
 static void print_sites(FILE *f, const struct model *m, const struct text_opts *opts)
 {
 	struct site_widths w = site_widths(m);
@@ -213,14 +245,8 @@ static void print_sites(FILE *f, const struct model *m, const struct text_opts *
 		print_site_row(f, &m->sites[i], &w, &m->info);
 		if (opts->stacks)
 			print_stacks(f, &m->sites[i]);
-		if (opts->histograms) {
-			print_hist(f, "dispatch", &m->sites[i].hist[SITE_DISPATCH_NS]);
-			print_hist(f, "run", &m->sites[i].hist[SITE_RUN_NS]);
-			print_hist(f, m->info.wait_is_lower_bound ? "wait~" : "wait",
-				   &m->sites[i].hist[SITE_WAIT_NS]);
-			if (m->info.entry_visible)
-				print_hist(f, "lock", &m->sites[i].hist[SITE_LOCK_NS]);
-		}
+		if (opts->histograms)
+			print_site_hists(f, &m->sites[i], &m->info);
 	}
 	if (!any)
 		fprintf(f, "no drains\n");
@@ -281,9 +307,12 @@ static void print_fadvise(FILE *f, const struct model *m)
 	bool any = false;
 	int i;
 
+	/* the cause setup found, as the header's blind spots say it */
 	if (!m->info.has_fadvise) {
-		fprintf(f, "\nfadvise: not traced (no syscalls:sys_enter_" DRAINSTAT_FADVISE_SYSCALL
-			   " tracepoint)\n");
+		fprintf(f, "\nfadvise: not traced");
+		if (m->info.fadvise_unseen)
+			fprintf(f, " (%s)", m->info.fadvise_unseen);
+		fputc('\n', f);
 		return;
 	}
 	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++) {
@@ -383,7 +412,8 @@ static void print_cpus(FILE *f, const struct model *m, bool all)
 	bool *shown = NULL;
 	int i;
 
-	if (!m->nr_cpus)
+	/* with Queue PerCPU Work a CPU's drain may run elsewhere: no victim is known */
+	if (!m->nr_cpus || m->info.qpw)
 		return;
 	if (!all && m->nr_cpus > CPU_TABLE_ALL)
 		shown = calloc((size_t)m->nr_cpus, sizeof(*shown));
@@ -508,7 +538,8 @@ static void print_in_flight(FILE *f, const struct model *m, bool stacks)
 	else
 		fprintf(f, "\nIN FLIGHT: %d drain%s, none over %s", m->nr_in_flight,
 			m->nr_in_flight == 1 ? "" : "s", d);
-	if (m->info.entry_visible)
+	/* with Queue PerCPU Work a drain with no work queued may be running them itself */
+	if (m->info.entry_visible && !m->info.qpw)
 		fprintf(f, "; %d waiting for the drain mutex", m->mutex_waiters);
 	fputc('\n', f);
 	for (i = 0; i < m->nr_in_flight; i++)
@@ -523,10 +554,14 @@ void report_text__print(FILE *f, const struct model *m, const struct text_opts *
 
 	if (opts->timestamp)
 		fprintf(f, "%s  ", opts->timestamp);
-	fprintf(f, "%s: %llu drains, %llu works (%llu self), %llu lost\n",
-		units__duration(m->span_ns, span, sizeof(span)), (unsigned long long)m->drains,
-		(unsigned long long)m->works, (unsigned long long)m->self_works,
-		(unsigned long long)m->lost);
+	fprintf(f, "%s: %llu drains, ", units__duration(m->span_ns, span, sizeof(span)),
+		(unsigned long long)m->drains);
+	if (m->info.qpw)
+		fprintf(f, "works not shown (Queue PerCPU Work)");
+	else
+		fprintf(f, "%llu works (%llu self)", (unsigned long long)m->works,
+			(unsigned long long)m->self_works);
+	fprintf(f, ", %llu lost\n", (unsigned long long)m->lost);
 	if (m->nr_stuck)
 		print_in_flight(f, m, opts->stacks);
 	print_sites(f, m, opts);

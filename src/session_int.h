@@ -54,7 +54,8 @@ struct session {
 	struct tracer *tracer;
 	int tracefs_mounted;
 	struct utsname uts;
-	char blind_spots[512]; /* tracepoint mode, no IPIs, no fadvise: 290 bytes */
+	char blind_spots[1024];	 /* QPW, tracepoint mode, no IPIs, no fadvise: 600 bytes */
+	char fadvise_cause[160]; /* why the fadvise calls are not traced: 90 bytes */
 	__u64 cgroup_id;
 	struct symbol_scan scan;
 	int symbols_code; /* the exit code when the symbols are not there */
@@ -144,6 +145,15 @@ static inline void heap_keep(bool keep)
 	mallopt(M_MMAP_THRESHOLD, keep ? 32 << 20 : 128 << 10);
 	mallopt(M_TRIM_THRESHOLD, keep ? 64 << 20 : 128 << 10);
 }
+
+/*
+ * What a run in mode f->mode, with f's optional hooks, cannot see, into buf:
+ * the header's second line and JSON's cannot_see; "" for nothing. ipis: --ipis
+ * was given; qpw: the kernel has Queue PerCPU Work (btf_facts.qpw);
+ * fadvise_cause: why the fadvise calls are not traced, where they are not.
+ */
+void setup__blind_spots(const struct tracer_features *f, bool ipis, bool qpw,
+			const char *fadvise_cause, char *buf, size_t size);
 
 /*
  * The checks, then the tracer started, the symbols loaded and the -T log

@@ -445,9 +445,9 @@ static int check_btf(struct session *s)
 	if (s->btf.err)
 		return fail(EXIT_NO_BTF, "cannot parse the kernel's BTF (%s): %s", BTF_PATH,
 			    strerror(-s->btf.err));
-	note(s, "BTF %s in %.1f ms: lru_add_drain_all %s, ipi_send_cpu %s",
+	note(s, "BTF %s in %.1f ms: lru_add_drain_all %s, qpw_struct %s, ipi_send_cpu %s",
 	     s->btf.parsed ? "parsed" : "looked up by the kernel", (double)(now_ns() - start) / 1e6,
-	     s->btf.drain_all_id > 0 ? "found" : "missing",
+	     s->btf.drain_all_id > 0 ? "found" : "missing", s->btf.qpw ? "found" : "missing",
 	     s->btf.ipi_send_cpu ? "found" : "missing");
 	return EXIT_OK;
 }
@@ -609,51 +609,76 @@ static int start_tracer(struct session *s)
 	return EXIT_OK;
 }
 
-/* Why the fadvise calls are not traced: err is their tracepoint's attach error. */
-static void describe_fadvise_blind(int err, char *buf, size_t size, const char *sep)
+/*
+ * Why the fadvise calls are not traced, in words every output uses (the blind
+ * spots, the text report's fadvise line): err is their tracepoint's attach error.
+ */
+static void describe_fadvise_cause(int err, char *buf, size_t size)
 {
 	int paranoid = probe__perf_restricted(err);
 
 	if (paranoid)
 		snprintf(buf, size,
-			 "%sfadvise calls (kernel.perf_event_paranoid=%d leaves their "
+			 "kernel.perf_event_paranoid=%d leaves their "
 			 "syscalls:sys_enter_" DRAINSTAT_FADVISE_SYSCALL
-			 " perf event to CAP_SYS_ADMIN)",
-			 sep, paranoid);
+			 " perf event to CAP_SYS_ADMIN",
+			 paranoid);
 	else if (err && err != -ENOENT)
-		snprintf(buf, size,
-			 "%sfadvise calls (syscalls:sys_enter_" DRAINSTAT_FADVISE_SYSCALL ": %s)",
-			 sep, strerror(-err));
+		snprintf(buf, size, "syscalls:sys_enter_" DRAINSTAT_FADVISE_SYSCALL ": %s",
+			 strerror(-err));
 	else
 		snprintf(buf, size,
-			 "%sfadvise calls (no syscalls:sys_enter_" DRAINSTAT_FADVISE_SYSCALL ")",
-			 sep);
+			 "no syscalls:sys_enter_" DRAINSTAT_FADVISE_SYSCALL " tracepoint");
 }
 
-/* What this run cannot see, by mode and by the optional hooks that did not attach. */
-static void describe_blind_spots(const struct tracer_features *f, bool ipis, char *buf, size_t size)
+/*
+ * What Queue PerCPU Work hides (see probe.h's btf_facts.qpw): a drain that runs
+ * its works on the caller's CPU queues none, so the workqueue tracepoints see
+ * nothing of its CPUs, and tracepoint mode, which sees a drain by its first
+ * queued work, nothing of the drain. A kernel with the series may still queue
+ * them (CONFIG_QPW off, or qpw=0): which, its BTF id does not tell.
+ */
+static size_t describe_qpw(enum drain_mode mode, char *buf, size_t size)
+{
+	return (size_t)snprintf(
+	    buf, size,
+	    "the works of drains, which Queue PerCPU Work may run on the "
+	    "caller's CPU without queueing them: no WORKS, SELF, dispatch, run, "
+	    "lock time, EMPTY, IPIs, victim CPUs or mutex waiters%s",
+	    mode == MODE_TRACEPOINT ? "; nor such drains: DRAINS, WAIT~ and ESCALATED count only "
+				      "those that queued works"
+				    : "");
+}
+
+void setup__blind_spots(const struct tracer_features *f, bool ipis, bool qpw,
+			const char *fadvise_cause, char *buf, size_t size)
 {
 	size_t n = 0;
 
 	buf[0] = '\0';
-	if (f->mode == MODE_TRACEPOINT)
+	if (qpw)
+		n += describe_qpw(f->mode, buf, size);
+	if (f->mode == MODE_TRACEPOINT && n < size)
 		n += (size_t)snprintf(
-		    buf, size,
-		    "drain entry or exit: WAIT~ is first queue to last work end (a "
+		    buf + n, size - n,
+		    "%sdrain entry or exit: WAIT~ is first queue to last work end (a "
 		    "lower bound); no lock time, piggybacked or empty drains, local "
-		    "drains");
-	else if (!f->local)
-		n += (size_t)snprintf(buf, size, "local drains (lru_add_drain not hooked)");
-	else if (!f->own)
-		n += (size_t)snprintf(buf, size,
-				      "a drain's own local drain, 6.18+ (lru_add_drain_cpu not "
-				      "hooked): OWN-ONLY drains counted EMPTY");
+		    "drains",
+		    n ? "; " : "");
+	else if (!f->local && n < size)
+		n += (size_t)snprintf(buf + n, size - n,
+				      "%slocal drains (lru_add_drain not hooked)", n ? "; " : "");
+	else if (f->mode != MODE_TRACEPOINT && !f->own && n < size)
+		n += (size_t)snprintf(buf + n, size - n,
+				      "%sa drain's own local drain, 6.18+ (lru_add_drain_cpu not "
+				      "hooked): OWN-ONLY drains counted EMPTY",
+				      n ? "; " : "");
 	if (!f->ipi && n < size)
 		n += (size_t)snprintf(buf + n, size - n, "%sIPIs (%s)", n ? "; " : "",
 				      ipis ? "no ipi:ipi_send_cpu tracepoint"
 					   : "counted with --ipis");
 	if (!f->fadvise && n < size)
-		describe_fadvise_blind(f->fadvise_err, buf + n, size - n, n ? "; " : "");
+		snprintf(buf + n, size - n, "%sfadvise calls (%s)", n ? "; " : "", fadvise_cause);
 }
 
 /* -v: each optional hook the kernel refused, and the hooks detached with its feature. */
@@ -674,14 +699,19 @@ static void describe(struct session *s)
 	const struct tracer_features *f = tracer__features(s->tracer);
 
 	uname(&s->uts);
-	describe_blind_spots(f, s->opts->ipis, s->blind_spots, sizeof(s->blind_spots));
+	if (!f->fadvise)
+		describe_fadvise_cause(f->fadvise_err, s->fadvise_cause, sizeof(s->fadvise_cause));
+	setup__blind_spots(f, s->opts->ipis, s->btf.qpw, s->fadvise_cause, s->blind_spots,
+			   sizeof(s->blind_spots));
 	s->info = (struct model_info){
 	    .mode = tracer__mode_name(f->mode),
 	    .kernel = s->uts.release,
 	    .blind_spots = s->blind_spots[0] ? s->blind_spots : NULL,
 	    .wait_is_lower_bound = f->mode == MODE_TRACEPOINT,
 	    .entry_visible = f->mode != MODE_TRACEPOINT,
+	    .qpw = s->btf.qpw,
 	    .has_fadvise = f->fadvise,
+	    .fadvise_unseen = f->fadvise ? NULL : s->fadvise_cause,
 	    .has_ipi = f->ipi,
 	    .has_local = f->local,
 	    .cumulative = !s->opts->interval_ns,
@@ -693,9 +723,11 @@ static void describe(struct session *s)
 	    .filter_cpu_mask = s->opts->victims_set ? s->opts->victims : NULL,
 	};
 	note_failed_hooks(s, f);
-	note(s, "mode %s: drain entry/exit %s, local drains %s, IPIs %s, fadvise %s", s->info.mode,
-	     s->info.entry_visible ? "hooked" : "not hooked", f->local ? "hooked" : "not hooked",
-	     f->ipi ? "counted" : "not counted", f->fadvise ? "traced" : "not traced");
+	note(s, "mode %s: drain entry/exit %s, local drains %s, IPIs %s, fadvise %s, works %s",
+	     s->info.mode, s->info.entry_visible ? "hooked" : "not hooked",
+	     f->local ? "hooked" : "not hooked", f->ipi ? "counted" : "not counted",
+	     f->fadvise ? "traced" : "not traced",
+	     s->info.qpw ? "not shown (Queue PerCPU Work)" : "shown");
 }
 
 /* -T: slow drains come from the ring buffer, read from here on (none is lost meanwhile). */

@@ -154,8 +154,15 @@ static void expect_frames(const struct json_value *obj, const struct model_stack
 	}
 }
 
-static void check_site(const struct json_value *o, const struct model_site *s)
+/*
+ * A metric the run does not see is 0 (and an empty distribution): the entry's
+ * in tracepoint mode, the IPIs without --ipis, the works' with Queue PerCPU Work.
+ */
+static void check_site(const struct json_value *o, const struct model_site *s,
+		       const struct model_info *info)
 {
+	static const struct sparse_hist none;
+	bool entry = info->entry_visible, works = !info->qpw;
 	const struct json_value *stacks;
 	int i;
 
@@ -163,17 +170,20 @@ static void check_site(const struct json_value *o, const struct model_site *s)
 	expect_bytes(o, "site", s->site, sizeof(s->site));
 	expect_bytes(o, "comm", s->comm, sizeof(s->comm));
 	expect_u64(o, "drains", s->count[SITE_DRAINS]);
-	expect_u64(o, "forced_drains", s->count[SITE_FORCED_DRAINS]);
-	expect_u64(o, "empty_drains", s->count[SITE_EMPTY_DRAINS]);
-	expect_u64(o, "works", s->count[SITE_WORKS]);
-	expect_u64(o, "self_works", s->count[SITE_SELF_WORKS]);
-	expect_u64(o, "remote_works", s->count[SITE_REMOTE_WORKS]);
-	expect_u64(o, "ipis", s->count[SITE_IPIS]);
-	expect_dist(o, "dispatch_ns", &s->hist[SITE_DISPATCH_NS]);
-	expect_dist(o, "run_ns", &s->hist[SITE_RUN_NS]);
+	expect_u64(o, "forced_drains", entry ? s->count[SITE_FORCED_DRAINS] : 0);
+	expect_u64(o, "empty_drains", entry && works ? s->count[SITE_EMPTY_DRAINS] : 0);
+	expect_u64(o, "own_only_drains",
+		   info->has_local && works ? s->count[SITE_OWN_ONLY_DRAINS] : 0);
+	expect_u64(o, "works", works ? s->count[SITE_WORKS] : 0);
+	expect_u64(o, "self_works", works ? s->count[SITE_SELF_WORKS] : 0);
+	expect_u64(o, "remote_works", works ? s->count[SITE_REMOTE_WORKS] : 0);
+	expect_u64(o, "ipis", info->has_ipi && works ? s->count[SITE_IPIS] : 0);
+	expect_dist(o, "dispatch_ns", works ? &s->hist[SITE_DISPATCH_NS] : &none);
+	expect_dist(o, "run_ns", works ? &s->hist[SITE_RUN_NS] : &none);
 	expect_dist(o, "wait_ns", &s->hist[SITE_WAIT_NS]);
-	expect_dist(o, "lock_ns", &s->hist[SITE_LOCK_NS]);
-	expect_dist(o, "local_ns", &s->hist[SITE_LOCAL_NS]);
+	expect_dist(o, "lock_ns", entry && works ? &s->hist[SITE_LOCK_NS] : &none);
+	expect_dist(o, "local_ns", info->has_local ? &s->hist[SITE_LOCAL_NS] : &none);
+	expect_dist(o, "own_ns", info->has_local ? &s->hist[SITE_OWN_NS] : &none);
 	stacks = expect_array(o, "stacks", (size_t)s->nr_stacks);
 	for (i = 0; i < s->nr_stacks; i++) {
 		FUZZ_CHECK(stacks->items[i]->type == JSON_OBJECT, "a stack is not an object");
@@ -182,19 +192,21 @@ static void check_site(const struct json_value *o, const struct model_site *s)
 	}
 }
 
+/* None with Queue PerCPU Work; a CPU's IPIs 0 where they are not counted. */
 static void check_cpus(const struct json_value *top, const struct model *m)
 {
-	const struct json_value *cpus = expect_array(top, "cpus", (size_t)m->nr_cpus);
+	int nr = m->info.qpw ? 0 : m->nr_cpus;
+	const struct json_value *cpus = expect_array(top, "cpus", (size_t)nr);
 	int i;
 
-	for (i = 0; i < m->nr_cpus; i++) {
+	for (i = 0; i < nr; i++) {
 		const struct json_value *o = cpus->items[i];
 
 		FUZZ_CHECK(o->type == JSON_OBJECT, "a CPU is not an object");
 		expect_u64(o, "cpu", (__u64)m->cpus[i].cpu);
 		expect_u64(o, "works", m->cpus[i].count[CPU_WORKS]);
 		expect_u64(o, "self_works", m->cpus[i].count[CPU_SELF_WORKS]);
-		expect_u64(o, "ipis", m->cpus[i].count[CPU_IPIS]);
+		expect_u64(o, "ipis", m->info.has_ipi ? m->cpus[i].count[CPU_IPIS] : 0);
 		expect_dist(o, "dispatch_ns", &m->cpus[i].hist[CPU_DISPATCH_NS]);
 		expect_dist(o, "run_ns", &m->cpus[i].hist[CPU_RUN_NS]);
 	}
@@ -225,10 +237,9 @@ static void check_fadvise(const struct json_value *top, const struct model *m)
 
 /* The states of a drain in flight as the man page names them, by enum drain_phase. */
 static const char *const phase_keys[] = {
-    [PHASE_MUTEX] = "waiting_for_mutex",
-    [PHASE_PENDING] = "works_pending",
-    [PHASE_RUNNING] = "works_running",
-    [PHASE_RETURNING] = "returning",
+    [PHASE_MUTEX] = "waiting_for_mutex", [PHASE_PENDING] = "works_pending",
+    [PHASE_RUNNING] = "works_running",	 [PHASE_RETURNING] = "returning",
+    [PHASE_NO_WORK] = "no_work_queued",
 };
 
 /* "running": what runs on a pending work's CPU, or null where the CPU was not asked. */
@@ -258,7 +269,7 @@ static void check_running(const struct json_value *work, const struct model_runn
 static void check_work(const struct json_value *o, const struct model_work *w)
 {
 	FUZZ_CHECK(o->type == JSON_OBJECT, "a work in flight is not an object");
-	expect_keys(o, "a work in flight", w->started ? 6 : 7);
+	expect_keys(o, "a work in flight", w->started ? 7 : 8);
 	expect_u64(o, "target_cpu", (__u64)w->target_cpu);
 	expect_bytes(o, "state", w->started ? "running" : "pending", strlen("pending"));
 	expect_u64(o, "age_ns", w->age_ns);
@@ -294,7 +305,10 @@ static void check_drain(const struct json_value *o, const struct model_drain *md
 		check_work(works->items[i], &md->in_flight[i]);
 }
 
-/* The drains in flight; mutex_waiters is null where the drain entry is not seen. */
+/*
+ * The drains in flight; mutex_waiters is null where the drain entry is not
+ * seen, and with Queue PerCPU Work.
+ */
 static void check_in_flight(const struct json_value *top, const struct model *m)
 {
 	const struct json_value *drains;
@@ -303,7 +317,7 @@ static void check_in_flight(const struct json_value *top, const struct model *m)
 	expect_u64(top, "stuck_threshold_ns", m->info.stuck_ns);
 	expect_u64(top, "drains_in_flight", (__u64)m->nr_in_flight);
 	expect_u64(top, "stuck_drains", (__u64)m->nr_stuck);
-	if (m->info.entry_visible)
+	if (m->info.entry_visible && !m->info.qpw)
 		expect_u64(top, "mutex_waiters", (__u64)m->mutex_waiters);
 	else
 		member(top, "mutex_waiters", JSON_NULL);
@@ -323,10 +337,12 @@ static void check_report(const struct json_value *top, const struct model *m, co
 	expect_bytes(top, "version", version, VERSION_LEN);
 	expect_bytes(top, "mode", m->info.mode, 64);
 	expect_bytes(top, "kernel", m->info.kernel, 64);
+	expect_bool(top, "qpw", m->info.qpw);
 	expect_bytes(top, "cannot_see", m->info.blind_spots, 64);
 	expect_bool(top, "wait_is_lower_bound", m->info.wait_is_lower_bound);
 	sees = member(top, "sees", JSON_OBJECT);
 	expect_bool(sees, "drain_entry", m->info.entry_visible);
+	expect_bool(sees, "works", !m->info.qpw);
 	expect_bool(sees, "fadvise", m->info.has_fadvise);
 	expect_bool(sees, "ipis", m->info.has_ipi);
 	expect_bool(sees, "local_drains", m->info.has_local);
@@ -341,13 +357,13 @@ static void check_report(const struct json_value *top, const struct model *m, co
 	expect_bytes(filters, "cgroup", m->info.filter_cgroup, 64);
 	expect_bytes(filters, "cpus", m->info.filter_cpus, 64);
 	expect_u64(top, "drains", m->drains);
-	expect_u64(top, "works", m->works);
-	expect_u64(top, "self_works", m->self_works);
+	expect_u64(top, "works", m->info.qpw ? 0 : m->works);
+	expect_u64(top, "self_works", m->info.qpw ? 0 : m->self_works);
 	expect_u64(top, "local_drains", m->local_drains);
 	expect_u64(top, "lost", m->lost);
 	sites = expect_array(top, "sites", (size_t)m->nr_sites);
 	for (i = 0; i < m->nr_sites; i++)
-		check_site(sites->items[i], &m->sites[i]);
+		check_site(sites->items[i], &m->sites[i], &m->info);
 	check_cpus(top, m);
 	check_fadvise(top, m);
 	counters = member(top, "counters", JSON_OBJECT);

@@ -65,7 +65,8 @@ static void fuzz_events(const struct model *m)
 
 /*
  * The CPU table: a row for every CPU, or above 16 of them (without all) 5 to
- * 10 rows and "rest" for the others, whose works add up to every CPU's.
+ * 10 rows and "rest" for the others, whose works add up to every CPU's; none
+ * with Queue PerCPU Work.
  */
 static void check_cpu_rows(const char *text, const struct model *m, bool all)
 {
@@ -75,7 +76,8 @@ static void check_cpu_rows(const char *text, const struct model *m, bool all)
 
 	for (i = 0; i < m->nr_cpus; i++)
 		works += m->cpus[i].count[CPU_WORKS];
-	FUZZ_CHECK(!m->nr_cpus == !table, "a CPU table for %d CPUs: %s", m->nr_cpus,
+	FUZZ_CHECK((m->nr_cpus && !m->info.qpw) == !!table, "a CPU table for %d CPUs%s: %s",
+		   m->nr_cpus, m->info.qpw ? " (Queue PerCPU Work)" : "",
 		   table ? "shown" : "missing");
 	for (p = table ? strchr(table + 1, '\n') : NULL; p && p[1] && p[1] != '\n';
 	     p = strchr(p + 1, '\n')) {

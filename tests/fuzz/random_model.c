@@ -232,6 +232,7 @@ static void random_info(struct bytes *b, struct random_model *rm, bool plain_inf
 	info->has_ipi = flags & 8;
 	info->has_local = flags & 16;
 	info->cumulative = flags & 32;
+	info->qpw = flags & 128;
 	info->filter_pid = flags & 64 ? (__u32)bytes__range(b, 1, 4194304) : 0;
 	/* -c and --cgroup are the user's: any bytes */
 	info->filter_comm = random_string(b, rm->filter_comm, sizeof(rm->filter_comm), true);
@@ -336,7 +337,7 @@ static int random_drain(struct bytes *b, struct model *m, struct model_drain *md
 		     : age_pick == 1 ? m->info.stuck_ns - 1
 				     : random_ns(b);
 	md->stuck = md->age_ns >= m->info.stuck_ns;
-	md->phase = (enum drain_phase)bytes__range(b, PHASE_MUTEX, PHASE_RETURNING);
+	md->phase = (enum drain_phase)bytes__range(b, PHASE_MUTEX, PHASE_NO_WORK);
 	if (random_works_in_flight(b, m, md))
 		return -ENOMEM;
 	/* queued so far: at least those still in flight */

@@ -284,6 +284,8 @@ unit_caps() {
 		"$(site_field "$OUT" generic_fadvise dscaps 3)" "$TRUTH_DRAINS"
 	if [ $refused = yes ]; then
 		check "$label: the report says why it cannot see the fadvise calls" grep -qF "$blind" "$OUT"
+		check "$label: the fadvise line gives the same cause" \
+			grep -qxF "fadvise: not traced (${blind#fadvise calls (}" "$OUT"
 		expect_eq "$label: no fadvise table" "$(grep -c '^FADVISE' "$OUT")" 0
 	else
 		expect_eq "$label: no fadvise blind spot" "$(grep -c 'cannot see.*fadvise' "$OUT")" 0

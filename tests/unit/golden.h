@@ -11,6 +11,7 @@
 #include <string.h>
 #include "check.h"
 #include "hist.h"
+#include "model.h"
 #include "snapshot.h"
 
 /* n samples first, first + step, ... into h, a kernel-layout histogram. */
@@ -280,6 +281,25 @@ static inline void golden__add_in_flight(struct snapshot *s, __u64 now_ns, bool 
 				   .caller_tid = 91,
 				   .caller_cpu = 2};
 	CHECK(snapshot__add_work(s, &w) == 0);
+}
+
+/*
+ * Full mode on a kernel with Queue PerCPU Work, into i and s: k's maps with
+ * what full mode sees (golden__add_full_mode()), read at 10 s, and the drains
+ * in flight at 20 s.
+ */
+static inline void golden__read_qpw(struct golden_maps *k, struct snapshot *s, struct model_info *i)
+{
+	i->mode = "full";
+	i->blind_spots = "the works of drains, which Queue PerCPU Work may run on the caller's CPU";
+	i->wait_is_lower_bound = false;
+	i->entry_visible = true;
+	i->qpw = true;
+	i->has_ipi = true;
+	i->has_local = true;
+	golden__add_full_mode(k);
+	golden__read_maps(k, s, 10000000000ULL);
+	golden__add_in_flight(s, 20000000000ULL, true, golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);
 }
 
 /* The whole file at path, NUL-terminated (free it), or NULL. */

@@ -136,6 +136,31 @@ static void test_report_full_mode(void)
 }
 
 /*
+ * Full mode on a kernel with Queue PerCPU Work: the same maps, but nothing that
+ * depends on a drain's works (works, SELF, dispatch, run, lock, EMPTY, IPIs,
+ * the victim CPUs, the mutex waiters); drains, their wait and FORCED stay.
+ */
+static void test_report_qpw(void)
+{
+	struct ksyms *ks = NULL;
+	struct snapshot s;
+	struct model m;
+	struct model_info i = info;
+	struct text_opts o = {.histograms = true};
+
+	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
+	golden__read_qpw(make_maps(1), &s, &i);
+	i.stuck_ns = 2000 * MS;
+	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
+	CHECK(m.works == 310 && m.nr_cpus == 2 && m.mutex_waiters == 0);
+	CHECK(m.in_flight[1].phase == PHASE_NO_WORK);
+	check_golden("report-qpw.txt", &m, &o);
+	model__free(&m);
+	snapshot__free(&s);
+	ksyms__free(ks);
+}
+
+/*
  * A drain stuck behind a FIFO spinner, a mutex waiter and a young drain: the
  * report opens with all three (-s: with their stacks), under -C 2 too, which
  * does not count the spinner's CPU 3 but names it; in tracepoint mode, a
@@ -251,9 +276,31 @@ static void test_report_empty(void)
 	struct text_opts o = {};
 
 	i.has_fadvise = false;
+	i.fadvise_unseen = "no syscalls:sys_enter_fadvise64 tracepoint";
 	CHECK(model__build(&s, NULL, 0, NULL, &i, &m) == 0);
 	CHECK(m.nr_sites == 0 && m.nr_cpus == 0);
 	check_golden("report-empty.txt", &m, &o);
+	model__free(&m);
+}
+
+/* The fadvise line gives the cause setup found, not always a missing tracepoint. */
+static void test_fadvise_cause(void)
+{
+	struct snapshot s = {.taken_ns = 5000 * MS};
+	struct model_info i = info;
+	struct text_opts o = {};
+	struct model m;
+	char *got;
+
+	i.has_fadvise = false;
+	i.fadvise_unseen = "kernel.perf_event_paranoid=3 leaves their "
+			   "syscalls:sys_enter_fadvise64 perf event to CAP_SYS_ADMIN";
+	CHECK(model__build(&s, NULL, 0, NULL, &i, &m) == 0);
+	got = render(&m, &o, false);
+	CHECK(got && strstr(got, "\nfadvise: not traced (kernel.perf_event_paranoid=3 leaves their "
+				 "syscalls:sys_enter_fadvise64 perf event to CAP_SYS_ADMIN)\n"));
+	CHECK(got && !strstr(got, "tracepoint)"));
+	free(got);
 	model__free(&m);
 }
 
@@ -404,9 +451,11 @@ int main(void)
 	RUN(test_report_cumulative);
 	RUN(test_report_interval_and_histograms);
 	RUN(test_report_full_mode);
+	RUN(test_report_qpw);
 	RUN(test_report_in_flight);
 	RUN(test_report_wait_alone);
 	RUN(test_report_empty);
+	RUN(test_fadvise_cause);
 	RUN(test_rows_sorted);
 	RUN(test_sort_kept_across_readings);
 	RUN(test_report_many_cpus);

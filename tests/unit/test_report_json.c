@@ -117,6 +117,45 @@ static void test_json_tracepoint(void)
 }
 
 /* Exact wait, lock, empty and forced drains, local drains, IPIs, a pid filter. */
+/*
+ * Full mode with Queue PerCPU Work: the same maps, but every number that
+ * depends on a drain's works is 0, as "sees" says, and no CPU nor mutex waiter;
+ * drains, their wait and the forced drains are kept.
+ */
+static void test_json_qpw(void)
+{
+	struct ksyms *ks = NULL;
+	struct snapshot s;
+	struct model m;
+	struct model_info i = info;
+	char *got;
+
+	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
+	golden__read_qpw(make_maps(), &s, &i);
+	s.wall_ns = WALL_NS;
+	i.stuck_ns = 1000 * MS;
+	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
+	CHECK(m.works == 310 && m.nr_cpus == 2);
+	CHECK(m.in_flight[1].phase == PHASE_NO_WORK && m.mutex_waiters == 0);
+	got = render(&m);
+	CHECK(got && strstr(got, "\"qpw\":true,"));
+	CHECK(got && strstr(got, "\"sees\":{\"drain_entry\":true,\"works\":false,"));
+	CHECK(got && strstr(got, ",\"drains\":332,\"works\":0,\"self_works\":0,"));
+	CHECK(got && strstr(got, "{\"site\":\"generic_fadvise\",\"comm\":\"drainforce\","
+				 "\"drains\":325,\"forced_drains\":0,\"empty_drains\":0,"
+				 "\"own_only_drains\":0,\"works\":0,\"self_works\":0,"
+				 "\"remote_works\":0,\"ipis\":0,\"dispatch_ns\":{\"count\":0,"));
+	CHECK(got && strstr(got, "\"wait_ns\":{\"count\":300,"));
+	CHECK(got && strstr(got, "\"lock_ns\":{\"count\":0,"));
+	CHECK(got && strstr(got, "\"cpus\":[],"));
+	CHECK(got && strstr(got, "\"mutex_waiters\":null,"));
+	CHECK(got && strstr(got, "\"state\":\"no_work_queued\","));
+	free(got);
+	model__free(&m);
+	snapshot__free(&s);
+	ksyms__free(ks);
+}
+
 static void test_json_full_mode(void)
 {
 	struct ksyms *ks = NULL;
@@ -319,6 +358,7 @@ int main(void)
 
 	RUN(test_json_tracepoint);
 	RUN(test_json_full_mode);
+	RUN(test_json_qpw);
 	RUN(test_json_empty);
 	RUN(test_json_time);
 	RUN(test_json_slow_drain);

@@ -138,30 +138,81 @@ static void lend_in_flight(struct model *m, struct model *held)
 }
 
 /* Full mode: lock time, empty and forced drains, local drains, IPIs, drains in flight. */
-static void test_prom_full(void)
+/* make_model() in full mode (qpw: with Queue PerCPU Work), its drains in flight in held. */
+static void make_full_model(struct model *m, struct model *held, bool qpw)
 {
 	struct model_info i = tracepoint_info;
 	struct model_site *r;
-	struct model m, held;
 
 	i.mode = "full";
 	i.wait_is_lower_bound = false;
 	i.entry_visible = true;
+	i.qpw = qpw;
 	i.has_ipi = true;
 	i.has_local = true;
-	make_model(&m, &i);
-	r = &m.sites[0];
+	make_model(m, &i);
+	r = &m->sites[0];
 	r->count[SITE_DRAINS] += 25;
 	r->count[SITE_EMPTY_DRAINS] = 20;
 	r->count[SITE_OWN_ONLY_DRAINS] = 5;
-	golden__sparse_fill(&m.arena, &r->hist[SITE_OWN_NS], 1500, 20, 325);
+	golden__sparse_fill(&m->arena, &r->hist[SITE_OWN_NS], 1500, 20, 325);
 	r->count[SITE_IPIS] = 290;
-	golden__sparse_fill(&m.arena, &r->hist[SITE_LOCK_NS], 2 * US, 100, 300);
-	golden__sparse_fill(&m.arena, &r->hist[SITE_LOCAL_NS], 700, 10, 8000);
-	m.sites[1].count[SITE_FORCED_DRAINS] = 2;
-	m.info.stuck_ns = 1000 * MS;
-	lend_in_flight(&m, &held);
+	golden__sparse_fill(&m->arena, &r->hist[SITE_LOCK_NS], 2 * US, 100, 300);
+	golden__sparse_fill(&m->arena, &r->hist[SITE_LOCAL_NS], 700, 10, 8000);
+	m->sites[1].count[SITE_FORCED_DRAINS] = 2;
+	m->info.stuck_ns = 1000 * MS;
+	lend_in_flight(m, held);
+}
+
+static void test_prom_full(void)
+{
+	struct model m, held;
+
+	make_full_model(&m, &held, false);
 	check_golden("report-full.prom", &m);
+	m.in_flight = NULL;
+	model__free(&m);
+	model__free(&held);
+}
+
+/*
+ * With Queue PerCPU Work nothing that depends on a drain's works is exported:
+ * no works, empty drains, dispatch, run, lock, IPIs, victim CPUs or mutex
+ * waiters; drains, their wait, forced and local drains stay, and the info says so.
+ */
+static void test_prom_qpw(void)
+{
+	static const char *const gone[] = {
+	    "drainstat_works_total",
+	    "drainstat_empty_drains_total",
+	    "drainstat_dispatch_seconds",
+	    "drainstat_run_seconds",
+	    "drainstat_lock_seconds",
+	    "drainstat_ipis_total",
+	    "drainstat_victim_works_total",
+	    "drainstat_victim_dispatch_seconds_total",
+	    "drainstat_victim_run_seconds_total",
+	    "drainstat_mutex_waiters",
+	};
+	static const char *const kept[] = {
+	    "\ndrainstat_drains_total{site=\"generic_fadvise\"} 325\n",
+	    "\ndrainstat_forced_drains_total{site=\"sysctl_compaction_handler\"} 2\n",
+	    "\ndrainstat_wait_seconds_count{site=\"generic_fadvise\"} 300\n",
+	    "\ndrainstat_local_drains_total{site=\"generic_fadvise\"} 8000\n",
+	    "\ndrainstat_drains_in_flight 3\n",
+	    ",kernel=\"6.18.44-test\",qpw=\"true\"} 1\n",
+	};
+	struct model m, held;
+	char *got;
+	size_t k;
+
+	make_full_model(&m, &held, true);
+	got = render(&m, 10);
+	for (k = 0; k < sizeof(gone) / sizeof(gone[0]); k++)
+		CHECK(!strstr(got, gone[k]));
+	for (k = 0; k < sizeof(kept) / sizeof(kept[0]); k++)
+		CHECK(strstr(got, kept[k]));
+	free(got);
 	m.in_flight = NULL;
 	model__free(&m);
 	model__free(&held);
@@ -227,7 +278,7 @@ static void test_prom_escape(void)
 	m.info.kernel = "6.1\"x";
 	got = render(&m, 10);
 	CHECK(strstr(got, "drainstat_drains_total{site=\"a\\\"b\\\\c\\nd?\"} 3\n"));
-	CHECK(strstr(got, "kernel=\"6.1\\\"x\"} 1\n"));
+	CHECK(strstr(got, "kernel=\"6.1\\\"x\",qpw=\"false\"} 1\n"));
 	free(got);
 	model__free(&m);
 }
@@ -427,6 +478,7 @@ int main(void)
 
 	RUN(test_prom_tracepoint);
 	RUN(test_prom_full);
+	RUN(test_prom_qpw);
 	RUN(test_prom_bucket_edges);
 	RUN(test_prom_many_cpus);
 	RUN(test_prom_escape);
