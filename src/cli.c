@@ -71,7 +71,9 @@ static const struct argp_option options[] = {
     {"comm", 'c', "COMM", 0, "Only drains and fadvise calls of tasks named COMM", 0},
     {"cgroup", OPT_CGROUP, "PATH", 0,
      "Only drains and fadvise calls of tasks in the cgroup v2 at PATH", 0},
-    {"cpus", 'C', "CPULIST", 0, "Only works to these (victim) CPUs, e.g. 2-3,6: the isolated ones",
+    {"cpus", 'C', "CPULIST", 0,
+     "Count works to these (victim) CPUs and the drains that queue one, e.g. 2-3,6: the isolated "
+     "ones",
      0},
     {"all-cpus", OPT_ALL_CPUS, NULL, 0,
      "A row for every CPU with works (by default, above 16 of them, the costliest and the rest "
