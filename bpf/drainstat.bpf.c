@@ -1060,13 +1060,38 @@ static __always_inline __u64 kprobe_ret_ip(__u64 caller)
 #define TRAMP_SLOTS 12
 
 /*
+ * x86: true if ip is a return address from a direct call of func: a call rel32
+ * (e8) ends at ip and lands on func, or in the padding before it (call depth
+ * tracking's thunks).
+ */
+static __always_inline bool returns_from_call_of(__u64 ip, __u64 func)
+{
+#if defined(__TARGET_ARCH_x86)
+	__u8 insn[5];
+	__s32 rel;
+
+	if (!kernel_address(ip) || bpf_probe_read_kernel(insn, sizeof(insn), (void *)(ip - 5)))
+		return false;
+	__builtin_memcpy(&rel, &insn[1], sizeof(rel));
+	return insn[0] == 0xe8 && func - (ip + rel) <= 16;
+#else
+	return false;
+#endif
+}
+
+/*
  * full mode, at fentry: the return address into the caller, 0 if not found.
  * The trampoline keeps the function's arguments (ctx) below its return value
  * (with an fexit, as here), saved registers and its frame record, whose return
  * address points just past the patched call at the function's start. That
  * slot is looked for within TRAMP_SLOTS above the arguments, so that a
  * trampoline laid out otherwise (another kernel) gives 0 and a stack walk,
- * never a wrong caller.
+ * never a wrong caller. On 7.3 (Debian's 7.3.4) x86 enters the trampoline by a
+ * jmp, not a call: no slot points into the function, and the frame record's
+ * return address is the caller's (retval, rbp, then generic_fadvise+0x229 at
+ * lru_add_drain_all's fentry). Without that slot, the first slot that is the
+ * return address of a call of the function is the caller: any other value
+ * fails that test, and a caller that calls it indirectly gets a stack walk.
  */
 static __always_inline __u64 fentry_caller(void *ctx, int nr_args)
 {
@@ -1082,6 +1107,10 @@ static __always_inline __u64 fentry_caller(void *ctx, int nr_args)
 
 			return kernel_address(caller) ? caller : 0;
 		}
+	}
+	for (i = 0; i < TRAMP_SLOTS; i++) {
+		if (returns_from_call_of(slots[i], func))
+			return slots[i];
 	}
 	return 0;
 }

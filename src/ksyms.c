@@ -414,6 +414,27 @@ const struct ksym *ksyms__map_frame(const struct ksyms *ks, __u64 addr)
 	return sym && addr - sym->addr < KSYMS_MAX_FUNCTION_SIZE ? sym : NULL;
 }
 
+bool ksyms__is_bpf(const struct ksym *sym)
+{
+	return sym && sym->module && !strcmp(sym->module, "bpf");
+}
+
+int ksyms__map_stack(const struct ksyms *ks, const __u64 *ips, int nr, __u64 *kept,
+		     const struct ksym **syms)
+{
+	const struct ksym *sym;
+	int i, n = 0;
+
+	for (i = 0; i < nr; i++) {
+		sym = ksyms__map_frame(ks, ips[i]);
+		if (ksyms__is_bpf(sym))
+			continue;
+		kept[n] = ips[i];
+		syms[n++] = sym;
+	}
+	return n;
+}
+
 /* A linear search: no index is kept for a lookup that setup does not make. */
 const struct ksym *ksyms__get_symbol(const struct ksyms *ks, const char *name)
 {

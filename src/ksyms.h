@@ -7,6 +7,7 @@
 #ifndef KSYMS_H
 #define KSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -41,6 +42,24 @@ const struct ksym *ksyms__map_addr(const struct ksyms *ks, __u64 addr);
  * nothing kallsyms listed when it was read, such as a BPF program loaded since).
  */
 const struct ksym *ksyms__map_frame(const struct ksyms *ks, __u64 addr);
+
+/*
+ * True for a symbol in BPF code: kallsyms lists JITed programs, trampolines and
+ * dispatchers as symbols of the module "bpf".
+ */
+bool ksyms__is_bpf(const struct ksym *sym);
+
+/*
+ * A kernel stack's frames in kernel code: ips[0, nr) mapped by ksyms__map_frame()
+ * into syms, less the frames in BPF code, which only instrumentation puts on a
+ * stack (a tracer's programs and trampolines, its own or another tool's). An
+ * address past a BPF symbol is in BPF code too, and not in that symbol: a
+ * trampoline made or a program loaded since the table was read (BPF code is
+ * allocated in packs shared by programs and trampolines). kept gets the
+ * addresses of the frames kept. Returns how many, at most nr.
+ */
+int ksyms__map_stack(const struct ksyms *ks, const __u64 *ips, int nr, __u64 *kept,
+		     const struct ksym **syms);
 
 /*
  * The symbol named name: text symbols first, then the first listed. NULL if

@@ -52,21 +52,22 @@ static void format_frame(char *buf, size_t size, __u64 ip, const struct ksym *sy
 
 /*
  * The frames of a stack as "name+0xoff" from the first drain function down (the
- * BPF program and tracing glue above it say nothing), in a, and the site: the
- * frame after the outermost drain function. 0 or -ENOMEM.
+ * BPF program and tracing glue above it say nothing; frames in BPF code are
+ * dropped wherever they are), in a, and the site: the frame after the outermost
+ * drain function. 0 or -ENOMEM.
  */
-static int symbolize(const __u64 *ips, int nr_ips, const struct ksyms *ks, struct arena *a,
+static int symbolize(const __u64 *all_ips, int nr_all, const struct ksyms *ks, struct arena *a,
 		     struct model_stack *st, char *site, size_t site_size)
 {
 	const struct ksym *syms[DRAINSTAT_MAX_STACK_DEPTH];
 	const char *names[DRAINSTAT_MAX_STACK_DEPTH];
+	__u64 ips[DRAINSTAT_MAX_STACK_DEPTH];
 	char(*frames)[MODEL_NAME_LEN];
-	int i, pick, first;
+	int i, pick, first, nr_ips;
 
-	for (i = 0; i < nr_ips; i++) {
-		syms[i] = ksyms__map_frame(ks, ips[i]);
+	nr_ips = ksyms__map_stack(ks, all_ips, nr_all, ips, syms);
+	for (i = 0; i < nr_ips; i++)
 		names[i] = syms[i] ? syms[i]->name : NULL;
-	}
 	first = site__first_frame(names, nr_ips);
 	st->nr_frames = nr_ips - first;
 	frames = arena__alloc(a, (size_t)st->nr_frames * sizeof(*frames) + 1);

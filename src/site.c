@@ -70,7 +70,9 @@ int site__pick(const char *const *frames, int n)
 
 /*
  * Where a stack worth showing starts: at its first drain function, past the BPF
- * program and tracing glue on top. 0 when there is no drain function.
+ * program and tracing glue on top. Without one (a stack taken at a drain's
+ * fentry begins in the trampoline, past the traced function: its caller comes
+ * next), at the first named frame that is not glue; 0 if none is.
  */
 int site__first_frame(const char *const *frames, int n)
 {
@@ -78,6 +80,9 @@ int site__first_frame(const char *const *frames, int n)
 
 	for (i = 0; i < n; i++)
 		if (frames[i] && is_drain_function(frames[i]))
+			return i;
+	for (i = 0; i < n; i++)
+		if (frames[i] && !is_glue(frames[i]))
 			return i;
 	return 0;
 }

@@ -25,7 +25,10 @@ int site__pick(const char *const *frames, int n);
  */
 bool site__is_machinery(const char *name);
 
-/* The index of the first drain function: frames above it are tracing glue. 0 if none. */
+/*
+ * The index of the first drain function: frames above it are tracing glue.
+ * Without one, the first named frame that is not glue; 0 if none.
+ */
 int site__first_frame(const char *const *frames, int n);
 
 /*

@@ -100,6 +100,48 @@ static void test_map_frame(void)
 	ksyms__free(ks);
 }
 
+/*
+ * BPF code is kallsyms' module "bpf": a stack's frames there (a program, a
+ * trampoline made since, past the last program) go; the rest keep their order.
+ */
+static void test_map_stack_drops_bpf(void)
+{
+	static const char text[] =
+	    "ffffffff815b1280 T generic_fadvise\n"
+	    "ffffffff815b1580 T ksys_fadvise64_64\n"
+	    "ffffffffc0a01000 t ext4_fill_super\t[ext4]\n"
+	    "ffffffffc0201000 t bpf_prog_3b185187f1855c4c_drainstat_fentry_drain_all_twin\t[bpf]\n"
+	    "ffffffffc0203000 t bpf_prog_9a8f2b1c0d4e5f60_drainstat_running\t[bpf]\n"
+	    "ffffffffc0205000 t bpf_trampoline_6442485879\t[bpf]\n";
+	const __u64 ips[] = {0xffffffffc02016c0, 0xffffffffc020357b, 0xffffffffc0205010,
+			     0xffffffff815b14a9, 0xffffffffc0a01010, 0xffffffffc0400000,
+			     0xffffffff815b1600};
+	const struct ksym *syms[7];
+	struct ksyms *ks = NULL;
+	__u64 kept[7];
+
+	CHECK(load_text(text, sizeof(text) - 1, &ks) == 0);
+	if (!ks)
+		return;
+	CHECK(ksyms__is_bpf(ksyms__get_symbol(ks, "bpf_trampoline_6442485879")));
+	CHECK(!ksyms__is_bpf(ksyms__get_symbol(ks, "ext4_fill_super")));
+	CHECK(!ksyms__is_bpf(ksyms__get_symbol(ks, "generic_fadvise")));
+	CHECK(!ksyms__is_bpf(NULL));
+	CHECK(ksyms__map_stack(ks, ips, 7, kept, syms) == 4);
+	CHECK(kept[0] == 0xffffffff815b14a9 && syms[0] &&
+	      !strcmp(syms[0]->name, "generic_fadvise"));
+	CHECK(kept[1] == 0xffffffffc0a01010 && syms[1] &&
+	      !strcmp(syms[1]->name, "ext4_fill_super"));
+	/* 1 MiB or more past the trampoline: in nothing known, kept unnamed */
+	CHECK(kept[2] == 0xffffffffc0400000 && syms[2] == NULL);
+	CHECK(kept[3] == 0xffffffff815b1600 && syms[3] &&
+	      !strcmp(syms[3]->name, "ksys_fadvise64_64"));
+	/* no table: nothing is known to be BPF code, every frame is kept unnamed */
+	CHECK(ksyms__map_stack(NULL, ips, 7, kept, syms) == 7);
+	CHECK(syms[0] == NULL && kept[6] == ips[6]);
+	ksyms__free(ks);
+}
+
 static void test_map_addr_bounds(void)
 {
 	struct ksyms *ks = load_fixture();
@@ -459,6 +501,7 @@ int main(void)
 	RUN(test_map_addr_exact_and_inside);
 	RUN(test_map_addr_bounds);
 	RUN(test_map_frame);
+	RUN(test_map_stack_drops_bpf);
 	RUN(test_map_addr_duplicates_take_first);
 	RUN(test_map_addr_module);
 	RUN(test_map_addr_ignores_data_and_padding);

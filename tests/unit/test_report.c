@@ -434,6 +434,73 @@ static void test_report_many_cpus(void)
 	snapshot__free(&s);
 }
 
+/*
+ * A stack taken at a drain's fentry (full mode) on 7.3: the program, then its
+ * trampoline, made at attach after the symbols were read and so past the last
+ * program, then the caller (the traced function has no frame); and one with
+ * another tracer's fexit trampoline between lru_add_drain_all and its caller.
+ * No frame is in BPF code or named after a program it is not in; the first
+ * starts at the caller, the second at its first drain function.
+ */
+static const __u64 fentry_stack[] = {
+    0xffffffffc02016c0, /* bpf_prog_..._drainstat_fentry_drain_all_twin+0x6c0 */
+    0xffffffffc020357b, /* the trampoline, past bpf_prog_..._drainstat_running */
+    0xffffffff815b14a9, /* generic_fadvise+0x229 */
+    0xffffffff815b1600, /* ksys_fadvise64_64 */
+    0xffffffff8225a1a0, /* do_syscall_64 */
+};
+
+static const __u64 fexit_between_stack[] = {
+    0xffffffffc02016c0, /* the tracepoint's program */
+    0xffffffff8138b0a0, /* __queue_work */
+    0xffffffff815bb2a0, /* __lru_add_drain_all */
+    0xffffffff815bb4f0, /* lru_add_drain_all */
+    0xffffffffc0203a00, /* another tracer's fexit trampoline */
+    0xffffffff815ec600, /* sysctl_compaction_handler */
+    0xffffffff817b0300, /* proc_sys_call_handler */
+};
+
+static bool frames_outside_bpf(const struct model_stack *st)
+{
+	int i;
+
+	for (i = 0; i < st->nr_frames; i++)
+		if (!strncmp(st->frames[i], "bpf_", 4) || !strncmp(st->frames[i], "0x", 2))
+			return false;
+	return true;
+}
+
+static void test_bpf_frames_dropped(void)
+{
+	struct golden_maps *k = calloc(1, sizeof(*k));
+	struct ksyms *ks = NULL;
+	struct snapshot s;
+	struct model m;
+
+	CHECK(k != NULL && ksyms__load(KALLSYMS, &ks) == 0);
+	if (!k || !ks)
+		return;
+	golden__site_fill(golden__add_site(k, 1, "df-full", fentry_stack, 5), 100, 100, 0, US, US,
+			  10 * US);
+	golden__site_fill(golden__add_site(k, 2, "bash", fexit_between_stack, 7), 1, 2, 1, US, US,
+			  10 * US);
+	golden__read_maps(k, &s, 10000 * MS);
+	CHECK(model__build(&s, NULL, 0, ks, &info, &m) == 0);
+	CHECK(m.nr_sites == 2);
+	CHECK_STR(m.sites[0].site, "generic_fadvise");
+	CHECK(m.sites[0].nr_stacks == 1 && m.sites[0].stacks[0].nr_frames == 3);
+	CHECK_STR(m.sites[0].stacks[0].frames[0], "generic_fadvise+0x229");
+	CHECK(frames_outside_bpf(&m.sites[0].stacks[0]));
+	CHECK_STR(m.sites[1].site, "sysctl_compaction_handler");
+	CHECK(m.sites[1].nr_stacks == 1 && m.sites[1].stacks[0].nr_frames == 5);
+	CHECK_STR(m.sites[1].stacks[0].frames[0], "__queue_work+0x250");
+	CHECK_STR(m.sites[1].stacks[0].frames[3], "sysctl_compaction_handler+0x30");
+	CHECK(frames_outside_bpf(&m.sites[1].stacks[0]));
+	model__free(&m);
+	snapshot__free(&s);
+	ksyms__free(ks);
+}
+
 static void test_escape(void)
 {
 	char buf[64];
@@ -459,6 +526,7 @@ int main(void)
 	RUN(test_rows_sorted);
 	RUN(test_sort_kept_across_readings);
 	RUN(test_report_many_cpus);
+	RUN(test_bpf_frames_dropped);
 	RUN(test_escape);
 	return failed ? 1 : 0;
 }

@@ -141,6 +141,22 @@ static void test_unknown_bpf_program_on_top(void)
 	CHECK(site__first_frame(frames + 6, 2) == 0);
 }
 
+/*
+ * A stack taken at a drain's fentry has no drain function: the traced function
+ * has no frame of its own. It starts at the caller, past what is on top unnamed
+ * (BPF code) or glue.
+ */
+static void test_fentry_no_drain_function(void)
+{
+	const char *frames[] = {
+	    NULL, NULL, "bpf_trace_run1", "generic_fadvise", "ksys_fadvise64_64", "do_syscall_64",
+	};
+
+	CHECK(site__pick(frames, NR(frames)) == 3);
+	CHECK(site__first_frame(frames, NR(frames)) == 3);
+	CHECK(site__first_frame(frames, 2) == 0);
+}
+
 /* arm64's kprobe stacks lack the caller: put back after the probed function, once. */
 static void test_put_back_caller(void)
 {
@@ -175,5 +191,6 @@ int main(void)
 	RUN(test_all_machinery);
 	RUN(test_empty);
 	RUN(test_unknown_bpf_program_on_top);
+	RUN(test_fentry_no_drain_function);
 	return failed ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The in-VM suite (run in /mnt by tests/vm/run, $VM_KERNEL naming the kernel):
+# The in-VM suite (run in /mnt by tests/vm/run, $VM_KERNEL naming the kernel;
+# "suite.sh preempt" and "suite.sh stuck" run one part of it):
 # drainstat's full, kprobe and tracepoint modes on a real Debian kernel, against
 # workloads whose truth is known, and the other call sites (compaction,
 # move_pages, migrate_pages, drop_caches). Payload: drainstat, drainforce, trigger and
@@ -107,6 +108,54 @@ check_stack_walks() {
 	else
 		expect_range "$1: kernel stacks walked, drains and local drains" "$walks" 2 8
 	fi
+}
+
+# stacks_run MODE: the -s and -j stacks of forced drains in MODE (two
+# drainstats on one drainforce). No frame is in BPF code (a program or a
+# trampoline: drainstat's own were the first frames of 7.3's full-mode stacks,
+# the trampoline named after a program it is not in), and each stack of the
+# comm starts at the traced function (the drain's or the local drain's, in
+# kprobe mode; the workqueue tracepoint's caller in tracepoint mode) or its
+# caller (full mode: a stack taken at fentry has no frame of the function).
+all_match() { ! grep -qvE "$1" <<<"$2"; } # all_match REGEX TEXT: every line
+no_match() { ! grep -qE "$1" "$2"; }       # no_match REGEX FILE: no line
+STACK_TOP='(generic_fadvise|__lru_add_drain_all|lru_add_drain_all|lru_add_drain|queue_work_on|__queue_work)(\.[a-z]+\.[0-9]+)*\+0x'
+stacks_run() {
+	local mode=$1 comm=dstk-$1 out=/tmp/stacks-$1 wl jpid tops
+	comm=${comm:0:15}
+	./drainforce -W -n 10 -c "$comm" "$DATA" &
+	wl=$!
+	if ! wait_comm $wl "$comm"; then
+		fail "stacks $mode: drainforce setup"
+		return 1
+	fi
+	"$DRAINSTAT" -v -j --mode="$mode" -c "$comm" >"$out.json" 2>"$out.json.err" &
+	jpid=$!
+	if ! wait_attached "$out.json.err" || ! start_drainstat "$out" -s --mode="$mode" -c "$comm"; then
+		fail "stacks $mode: drainstat starts" "$(head -c 300 "$out.json.err" "$out.err")"
+		kill $wl $jpid
+		return 1
+	fi
+	kill -USR1 $wl
+	wait $wl
+	kill -INT "$DS_PID" $jpid
+	wait_drainstat
+	wait $jpid
+	# text: the first frame of each stack under the comm's rows; JSON: every first frame
+	tops=$(awk -v c="$comm" '/^[^ ]/ { mine = $2 == c } mine && /^    stack / { getline; print $1 }' "$out")
+	echo "# stacks $mode: -s first frames: $(sort <<<"$tops" | uniq -c | xargs)"
+	check "stacks $mode: -s has the comm's stacks" test -n "$tops"
+	check "stacks $mode: -s stacks start at the traced function or its caller" \
+		all_match "^$STACK_TOP" "$tops"
+	check "stacks $mode: -s names no BPF program or trampoline" \
+		no_match '^      (bpf_prog_|bpf_trampoline)' "$out"
+	tops=$(grep -o '"frames":\["[^"]*"' "$out.json" | sed 's/.*\["//; s/"$//')
+	echo "# stacks $mode: -j first frames: $(sort <<<"$tops" | uniq -c | xargs)"
+	check "stacks $mode: -j has stacks" test -n "$tops"
+	check "stacks $mode: -j stacks start at the traced function or its caller" \
+		all_match "^$STACK_TOP" "$tops"
+	check "stacks $mode: -j names no BPF program or trampoline" \
+		no_match '"(bpf_prog_|bpf_trampoline)' "$out.json"
 }
 
 # Entry visible: the wait is exact and covers the works; lock time is there.
@@ -216,14 +265,11 @@ if [ "${1:-}" = preempt ]; then
 fi
 
 echo "# kernel $(uname -r) ($VM_KERNEL), $(grep -c ^processor /proc/cpuinfo) CPUs"
-# the kernel's series: 6.12 for 6.12, 6.12-rt and arm64-6.12
-SERIES=${VM_KERNEL#arm64-}
-SERIES=${SERIES%-rt}
+# the kernel's version as a number, from its release: 601, 612, 703 (7.3)
+KVER=$(uname -r | awk -F'[.-]' '{ print $1 * 100 + $2 }')
 # 6.18 and later: __lru_add_drain_all() drains the caller's CPU first
-KVER=$(uname -r | cut -d- -f1)
 LOCAL_FIRST=0
-[ "${KVER%%.*}" -gt 6 ] || { [ "${KVER%%.*}" = 6 ] && [ "$(echo "$KVER" | cut -d. -f2)" -ge 18 ]; } &&
-	LOCAL_FIRST=1
+[ "$KVER" -ge 618 ] && LOCAL_FIRST=1
 
 # Full mode needs BPF trampolines: arm64's come with ftrace direct calls,
 # which Debian's arm64 6.1 is built without (CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS
@@ -238,6 +284,31 @@ if [ "$VM_KERNEL" = arm64-6.1 ]; then
 	check "full mode refused: the reason named" grep -q 'ENOTSUPP: arm64 kernels without ftrace direct calls' /tmp/full-refused
 fi
 
+# A drain held by a SCHED_FIFO spinner, seen while it is stuck, in every mode
+# (tests/lib/stuck.sh).
+stuck_all() {
+	. ./stuck.sh
+	stuck_vm_params
+	if stuck_setup; then
+		echo "# fair server turned off: $FAIR_SERVER_OFF"
+		for mode in $FULL_MODES tracepoint; do
+			mkdir -p /tmp/stuck-$mode
+			stuck_suite $mode /tmp/stuck-$mode
+		done
+		# the example of the README and the man page
+		grep -B1 -A4 '^STUCK' /tmp/stuck-$BEST/text | head -n 12 | sed 's/^/# /'
+	else
+		fail "stuck: RT throttling off"
+	fi
+	stuck_restore
+}
+
+# suite.sh stuck: the stuck drain alone (run many times over: issue 29, item 10)
+if [ "${1:-}" = stuck ]; then
+	stuck_all
+	exit 0
+fi
+
 # auto picks the best mode this kernel allows: full on Debian's kernels but arm64's 6.1
 forced_run auto && check_forced_counts auto && check_filtered auto
 expect_eq "auto: picks $BEST mode" "$(mode_of "$FORCED_OUT")" $BEST
@@ -248,6 +319,9 @@ for mode in $FULL_MODES; do
 done
 forced_run tracepoint && check_forced_counts tracepoint && check_filtered tracepoint
 check "tracepoint: WAIT~ marks the lower bound" grep -q -- '-- WAIT~ --' "$FORCED_OUT"
+for mode in $FULL_MODES tracepoint; do
+	stacks_run $mode
+done
 
 # kretprobes return through their own trampoline or rethook's, never both: the
 # symbol table (tracepoint mode) names each this kernel has; kprobe mode's scan
@@ -280,7 +354,7 @@ echo "# migrate_pages: $rows"
 check "migrate_pages: a forced drain from do_migrate_pages" \
 	grep -qE '^do_migrate_pages 1 1$' <<<"$rows"
 
-if [ "$SERIES" = 6.12 ]; then
+if [ "$KVER" -ge 612 ]; then
 	site_run drop_caches dsdrop
 	rows=$(site_rows "$SITE_OUT" dsdrop)
 	echo "# drop_caches: $rows"
@@ -294,21 +368,6 @@ else
 	[ "$BEST" = full ] && preempt_run move_pages full
 	preempt_run move_pages kprobe 0.01
 fi
-# A drain held by a SCHED_FIFO spinner, seen while it is stuck, in every mode
-# (tests/lib/stuck.sh).
-. ./stuck.sh
-stuck_vm_params
-if stuck_setup; then
-	echo "# fair server turned off: $FAIR_SERVER_OFF"
-	for mode in $FULL_MODES tracepoint; do
-		mkdir -p /tmp/stuck-$mode
-		stuck_suite $mode /tmp/stuck-$mode
-	done
-	# the example of the README and the man page
-	grep -B1 -A4 '^STUCK' /tmp/stuck-$BEST/text | head -n 12 | sed 's/^/# /'
-else
-	fail "stuck: RT throttling off"
-fi
-stuck_restore
+stuck_all
 
 echo "# auto mode on $VM_KERNEL: $AUTO_MODE"
