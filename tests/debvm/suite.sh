@@ -6,8 +6,9 @@
 # (tests/debvm/systemd.sh). Every PASS/FAIL line is prefixed with the kernel
 # and the mode.
 #
-#   bash tests/debvm/suite.sh [--systemd] MODE...   (MODE: auto, full, kprobe, tracepoint)
+#   bash tests/debvm/suite.sh [--systemd] [MODE...]   (MODE: auto, full, kprobe, tracepoint)
 #
+# With no MODE, the unit alone (make check's 6.12: tests/debvm/check).
 # auto: drainstat picks the mode itself (full on Debian's kernels); any other
 # MODE sets DRAINSTAT_MODE, which tests/host/lib.sh turns into --mode=MODE on
 # every run. test_valgrind is left to the host: it checks drainstat's user
@@ -34,5 +35,9 @@ for mode in "$@"; do
 		echo "debvm: $name: $((SECONDS - start)) s"
 	done
 done
-[ -z "$systemd" ] || bash tests/debvm/systemd.sh 2>&1 | sed -u "s/^\(PASS\|FAIL\|SKIP\) /\1 debvm $kernel systemd: /"
+if [ -n "$systemd" ]; then
+	start=$SECONDS
+	bash tests/debvm/systemd.sh 2>&1 | sed -u "s/^\(PASS\|FAIL\|SKIP\) /\1 debvm $kernel systemd: /"
+	echo "debvm: debvm $kernel systemd: $((SECONDS - start)) s"
+fi
 exit 0

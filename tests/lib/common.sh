@@ -84,6 +84,9 @@ mode_noted() {
 start_drainstat() {
 	local out=$1
 	shift
+	# a run before into OUT left its header there, and the background job's
+	# redirection truncates it only once it runs
+	rm -f "$out" "$out.err"
 	"$DRAINSTAT" "$@" >"$out" 2>"$out.err" &
 	DS_PID=$!
 	wait_output 20 "$DS_PID" '^drainstat ' "$out" && return 0

@@ -20,6 +20,8 @@ STUCK_DEBUGFS=       # set when stuck_setup mounted debugfs
 THP_ENABLED=/sys/kernel/mm/transparent_hugepage/enabled
 STUCK_OLD_THP= # THP's mode before stuck_setup turned it off
 FAIR_SERVER_OFF=1    # 0: some CPU's fair server stayed on (said in the VM's log)
+# the spin of a run the test stops itself (STOP_WHILE_HELD): stuckdrain's longest
+STUCK_HOLD_MAX_MS=10000
 
 # The parameters in a test VM (tests/vm: the payload in /mnt, an ext4 disk).
 # Under QEMU TCG everything is slower: a 3 s spin, --stuck 1 s, reports every
@@ -113,16 +115,22 @@ stuck_run() {
 }
 
 stuck_run_once() {
-	local out=$1 wl poller=
+	local out=$1 wl spin_ms=$SPIN_MS poller=
 	shift
 	# a fair server that served CFS under the last spin runs on in its 1 s
 	# period and would cut this spin's hold short: let the period end
 	sleep 1.5
+	# with STOP_WHILE_HELD the test ends the spin (SIGINT), at most
+	# stuckdrain's 10 s: far below the workqueue watchdog's 30 s
+	[ -n "${STOP_WHILE_HELD:-}" ] && spin_ms=$STUCK_HOLD_MAX_MS
 	# -H: it stays once done, so that -p's end of the run is not its exit
-	"$STUCKDRAIN" -W -m -H -t "$SPIN_MS" -a 1 -b 0 -c sd-dropper -S sd-spin -w sd-waiter \
+	"$STUCKDRAIN" -W -m -H -t "$spin_ms" -a 1 -b 0 -c sd-dropper -S sd-spin -w sd-waiter \
 		"$STUCK_DATA" >"$out.wl" 2>&1 &
 	wl=$!
 	wait_comm $wl sd-dropper || return 1
+	# a run before into OUT (stuck_run's second) left its mode line there, and
+	# the background job's redirection truncates it only once it runs
+	rm -f "$out" "$out.err"
 	taskset -c "$(stuck_drainstat_cpu)" "$DRAINSTAT" -v "$@" -p $wl >"$out" 2>"$out.err" &
 	DS_PID=$!
 	# setup done, reports to come: the symbols read before attach (a second
@@ -134,10 +142,20 @@ stuck_run_once() {
 		poller=$!
 	fi
 	kill -USR1 $wl
-	if [ -n "${STOP_AFTER_MS:-}" ]; then
-		# SIGINT while the drain is held: the last report finds it in flight
-		sleep "$(awk -v ms="$STOP_AFTER_MS" 'BEGIN { printf "%g\n", ms / 1000 }')"
+	if [ -n "${STOP_WHILE_HELD:-}" ]; then
+		# SIGINT once the drain has been held --stuck long, and the spin
+		# ended only once drainstat has reported: its last report finds the
+		# drain stuck however late it comes. (A SIGINT 2.2 s into a 3 s spin
+		# raced both ends: under load the report came after the spin's end,
+		# or before the workload's drain had begun.)
+		stuck_wait_flushing $wl sd-dropper && stuck_sleep_ms "$STUCK_MS"
 		kill -INT "$DS_PID"
+		# then the spin's end, once the report is written (teardown's -v
+		# line comes after it), not once drainstat exits: its teardown can
+		# wait for the spinning CPU (seen on arm64 6.1 in kprobe mode, under
+		# load: the exit came at the spin's end, 10 s, the report long done)
+		stuck_wait_line "$out.err" '*kernel stacks walked*'
+		kill -INT $wl
 		wait_drainstat
 	fi
 	stuck_wait_held "$out.wl"
@@ -145,21 +163,22 @@ stuck_run_once() {
 		: >"$out.wl.done"
 		wait $poller
 	fi
-	if [ -z "${STOP_AFTER_MS:-}" ]; then
+	if [ -z "${STOP_WHILE_HELD:-}" ]; then
 		sleep 0.5
 		kill -INT "$DS_PID"
 		wait_drainstat
 	fi
-	kill -KILL $wl
+	kill -KILL $wl 2>/dev/null
 	wait $wl 2>/dev/null
 	# the facts as shell variables: PID, DROPPER, SPINNER, WAITER, WAIT_MS,
-	# AFTER_FLUSH
+	# AFTER_FLUSH, SPUN_MS
 	PID=$(sed -n 's/^pid //p' "$out.wl")
 	DROPPER=$(awk '$1 == "dropper_tid" { print $2 }' "$out.wl")
 	SPINNER=$(awk '$1 == "spinner_tid" { print $2 }' "$out.wl")
 	WAITER=$(awk '$1 == "waiter_tid" { print $2 }' "$out.wl")
 	WAIT_MS=$(awk '$1 == "dropper_wait_ms" { print $2 }' "$out.wl")
 	AFTER_FLUSH=$(awk '$1 == "waiter_after_flush" { print $2 }' "$out.wl")
+	SPUN_MS=$(awk '$1 == "spinner_spin_ms" { print $2 }' "$out.wl")
 }
 
 # ns_to_ms DURATION: a printed duration in whole ms; nothing when it does not
@@ -210,18 +229,60 @@ stuck_show() {
 	grep -e "$2" "$1" | cut -c1-600 | head -n 12 | sed 's/^/    /'
 }
 
-# stuck_wait_held WL: until stuckdrain -H says "held" in WL (up to 60 s), read
-# by builtins, as the poller does
-stuck_wait_held() {
+# stuck_wait_flushing PID COMM: until a thread COMM of PID (not its main
+# thread) waits in flush_work(): its drain has queued its works and waits for
+# them. 1 when it has returned instead (its drain piggybacked on another's),
+# or after 60 s. Read by builtins, as the poller does.
+stuck_wait_flushing() {
+	local i t comm wchan nap rc=1 seen
+	exec {nap}<> <(:)
+	for ((i = 0; i < 1200 && rc == 1; i++)); do
+		seen=0
+		for t in /proc/"$1"/task/*; do
+			[ "$t" = "/proc/$1/task/$1" ] && continue
+			comm="" wchan=""
+			read -r comm <"$t/comm" 2>/dev/null
+			[ "$comm" = "$2" ] || continue
+			seen=1
+			# (no newline at its end: read fails, having read it)
+			read -r wchan <"$t/wchan" 2>/dev/null
+			[[ $wchan == *flush_work* ]] && rc=0
+		done
+		[ $seen = 0 ] && break
+		[ $rc = 0 ] || read -r -t 0.05 -u "$nap" _ || :
+	done
+	exec {nap}>&-
+	return $rc
+}
+
+# stuck_sleep_ms MS, by builtins
+stuck_sleep_ms() {
+	local nap ms
+	printf -v ms %03d $(($1 % 1000))
+	exec {nap}<> <(:)
+	read -r -t "$(($1 / 1000)).$ms" -u "$nap" _ || :
+	exec {nap}>&-
+}
+
+# stuck_wait_line FILE PATTERN: until a line of FILE matches PATTERN (a glob;
+# up to 60 s), read by builtins, as the poller does
+stuck_wait_line() {
 	local i line nap
 	exec {nap}<> <(:)
 	for ((i = 0; i < 1200; i++)); do
 		while IFS= read -r line; do
-			[ "$line" = held ] && return 0
+			# shellcheck disable=SC2053 # a glob
+			[[ $line == $2 ]] && exec {nap}>&- && return 0
 		done <"$1"
 		read -r -t 0.05 -u "$nap" _ || :
 	done
+	exec {nap}>&-
 	return 1
+}
+
+# stuck_wait_held WL: until stuckdrain -H says "held" in WL
+stuck_wait_held() {
+	stuck_wait_line "$1" held
 }
 
 # -C 0, the caller's own CPU, while its drain waits on the spinner's CPU 1:
@@ -311,10 +372,16 @@ stuck_check_text() {
 }
 
 # One report, at SIGINT while the drain is held: it shows the drain in flight.
+# The drain was held from before the --stuck wait until the test ended the
+# spin, after drainstat's report: the spin's own time must not have ended it.
 stuck_check_interrupted() {
 	local mode=$1 out=$2
 	expect_eq "$mode SIGINT: exit 0" "$DS_RC" 0
-	stuck_check_held "$mode SIGINT"
+	expect_range "$mode SIGINT: the spin ended by the test, after the report (ms)" \
+		"$SPUN_MS" "$STUCK_MS" $((STUCK_HOLD_MAX_MS - 1))
+	expect_range "$mode SIGINT: the workload's drain was held until the spin ended (ms)" \
+		"$WAIT_MS" "$STUCK_MS" $((SPUN_MS + 200))
+	expect_eq "$mode SIGINT: the waiter began once the dropper held the mutex" "$AFTER_FLUSH" 1
 	if ! check "$mode SIGINT: the one report opens with the stuck drain" \
 		grep -q '^STUCK: [12] drains\? in flight over ' "$out"; then
 		stuck_show "$out" 'drains, \|STUCK\|IN FLIGHT'
@@ -415,8 +482,8 @@ stuck_suite() {
 	stuck_run "$dir/filtered" --mode="$mode" --stuck ${STUCK_MS}ms -C 0 "$interval" ||
 		fail "$mode: stuck run (-C 0)"
 	stuck_check_filtered "$mode" "$dir/filtered"
-	STOP_AFTER_MS=$((STUCK_MS + INTERVAL_MS + SLACK_MS)) stuck_run "$dir/final" --mode="$mode" \
-		--stuck ${STUCK_MS}ms || fail "$mode: stuck run (SIGINT)"
+	STOP_WHILE_HELD=1 stuck_run "$dir/final" --mode="$mode" --stuck ${STUCK_MS}ms ||
+		fail "$mode: stuck run (SIGINT)"
 	stuck_check_interrupted "$mode" "$dir/final"
 	[ -n "${STUCK_NO_EXPORT:-}" ] && return 0
 	STUCK_PROM=$dir/drains.prom
