@@ -689,6 +689,9 @@ static void note_failed_hooks(struct session *s, const struct tracer_features *f
 	for (i = 0; i < f->nr_failed; i++)
 		note(s, "hook %s not attached (%s): its feature is off", f->failed[i].prog,
 		     strerror(-f->failed[i].err));
+	if (f->own_err)
+		note(s, "the own local drain's programs refused at load (%s): loaded without them",
+		     strerror(-f->own_err));
 	if (f->nr_detached)
 		note(s, "%d hook%s of those features detached again: none runs half a feature",
 		     f->nr_detached, f->nr_detached == 1 ? "" : "s");

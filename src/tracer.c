@@ -100,7 +100,9 @@ static void plan_full(struct plan *p, struct drainstat_bpf *s, const struct trac
 	}
 	add(p, s->progs.drainstat_fentry_local, NULL, false, &f->local);
 	add(p, s->progs.drainstat_fexit_local, NULL, false, &f->local);
-	/* the drain's own local drain (6.18+) */
+	/* the drain's own local drain (6.18+), unless a load with it failed */
+	if (f->own_err)
+		return;
 	add(p, s->progs.drainstat_fentry_own, NULL, false, &f->own);
 	add(p, s->progs.drainstat_fexit_own, NULL, false, &f->own);
 }
@@ -121,6 +123,8 @@ static void plan_kprobe(struct plan *p, struct drainstat_bpf *s, const struct tr
 	}
 	add(p, s->progs.drainstat_kprobe_local, "lru_add_drain", false, &f->local);
 	add(p, s->progs.drainstat_kretprobe_local, "lru_add_drain", true, &f->local);
+	if (f->own_err)
+		return;
 	add(p, s->progs.drainstat_kprobe_own, "lru_add_drain_cpu", false, &f->own);
 	add(p, s->progs.drainstat_kretprobe_own, "lru_add_drain_cpu", true, &f->own);
 }
@@ -492,6 +496,21 @@ static int load_error(int err)
 	return why ? why : err;
 }
 
+/*
+ * The own local drain's programs read per-CPU variables (typed ksyms) that
+ * the kernel resolves by name in its symbol table at load: one whose table
+ * lacks them (Debian's arm64 6.1) refuses the whole load. Once, load again
+ * without them (their feature off, err kept for -v, and for the next mode:
+ * the symbol table is the kernel's, whatever the mode).
+ */
+static bool retry_without_own(struct tracer *t, enum drain_mode mode, int err)
+{
+	if (mode == MODE_TRACEPOINT || t->own_load_err || probe__short_of_resources(err))
+		return false;
+	t->own_load_err = err;
+	return true;
+}
+
 static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain_mode mode,
 		    enum tracer_step *failed)
 {
@@ -506,6 +525,7 @@ static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain
 	*failed = TRACER_OPEN;
 	memset(&t->features, 0, sizeof(t->features));
 	t->features.mode = mode;
+	t->features.own_err = t->own_load_err;
 	t->skel = drainstat_bpf__open();
 	if (!t->skel)
 		return -errno;
@@ -515,8 +535,13 @@ static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain
 		*failed = TRACER_LOAD;
 		err = check_fds(t, opts, &plan);
 	}
-	if (!err)
+	if (!err) {
 		err = load_error(drainstat_bpf__load(t->skel));
+		if (err && retry_without_own(t, mode, err)) {
+			unload(t);
+			return try_mode(t, opts, mode, failed);
+		}
+	}
 	if (!err && opts->loaded) {
 		*failed = TRACER_SYMBOLS;
 		err = opts->loaded(opts->callback_arg);

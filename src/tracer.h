@@ -99,6 +99,7 @@ struct tracer_features {
 	bool ipi;	 /* ipi:ipi_send_cpu attached (about 6.4 and later) */
 	bool local;	 /* lru_add_drain() hooked */
 	bool own;	 /* lru_add_drain_cpu() hooked: a drain's own local drain (6.18+) */
+	int own_err;	 /* -errno of a load with those hooks that failed, 0 if none */
 	bool forced;	 /* lru_cache_disable() hooked */
 	bool inner;	 /* __lru_add_drain_all() hooked too */
 };

@@ -30,6 +30,7 @@ struct tracer {
 	struct tracer_features features;
 	struct tracer_symbols syms;
 	bool have_syms;
+	int own_load_err; /* a load with the own local drain's programs failed: -errno */
 	struct bpf_link *links[MAX_LINKS];
 	int nr_links;
 	const struct work_state *works_area; /* the works array, mmapped read-only */
