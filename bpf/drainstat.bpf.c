@@ -36,12 +36,14 @@ __u64 kretprobe_trampoline SEC(".data.symbols");
 __u64 rethook_trampoline SEC(".data.symbols");
 
 /*
- * This CPU's LRU batches (mm/swap.c) and mlock batch (mm/mlock.c, 6.2 and
- * later): what lru_add_drain() drains. Typed, so that libbpf finds them in the
- * kernel's BTF, not in /proc/kallsyms; weak, for a kernel without one.
+ * This CPU's LRU batches (mm/swap.c, 6.1 and later): what lru_add_drain()
+ * drains, the mlock batch aside. Typed, so that libbpf finds it in the
+ * kernel's BTF, not in /proc/kallsyms; weak, for a kernel without it. Not
+ * mlock_fbatch: absent from 6.1's BTF, libbpf then looks for it in every
+ * module's BTF, which needs CAP_SYS_ADMIN and an fd a module (the unit's
+ * capabilities and LimitNOFILE on Debian's 6.1 refused the load).
  */
 extern const struct cpu_fbatches cpu_fbatches __ksym __weak;
-extern const struct mlock_fbatch mlock_fbatch __ksym __weak;
 
 /* Set by user space between open and load. */
 /*
@@ -1235,7 +1237,6 @@ static __always_inline __u32 own_cpu_batched(void)
 {
 	const struct cpu_fbatches___activate *old;
 	const struct cpu_fbatches *fb;
-	const struct mlock_fbatch *mb;
 	__u32 n = 0;
 
 	if (!&cpu_fbatches)
@@ -1256,10 +1257,6 @@ static __always_inline __u32 own_cpu_batched(void)
 		n += BPF_CORE_READ(old, activate.nr);
 	if (bpf_core_field_exists(fb->lru_move_tail))
 		n += BPF_CORE_READ(fb, lru_move_tail.nr);
-	if (&mlock_fbatch) {
-		mb = bpf_this_cpu_ptr(&mlock_fbatch);
-		n += BPF_CORE_READ(mb, fbatch.nr);
-	}
 	return n;
 }
 
