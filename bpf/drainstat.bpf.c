@@ -910,13 +910,16 @@ static __always_inline void on_end(struct work_struct *work)
 	dispatch = ws->start_ns - ws->queue_ns;
 	run = now - ws->start_ns;
 	self = cpu == ws->caller_cpu;
-	if (s && victim_selected((int)cpu)) {
-		__sync_fetch_and_add(&s->count[self ? SITE_SELF_WORKS : SITE_REMOTE_WORKS], 1);
-		hist_add(&s->hist[SITE_DISPATCH_NS], dispatch);
-		hist_add(&s->hist[SITE_RUN_NS], run);
-	}
-	if (victim_selected((int)cpu))
+	/* -C: a work to a CPU outside it ends its drain's wait, and counts nowhere */
+	if (victim_selected((int)cpu)) {
+		if (s) {
+			__sync_fetch_and_add(&s->count[self ? SITE_SELF_WORKS : SITE_REMOTE_WORKS],
+					     1);
+			hist_add(&s->hist[SITE_DISPATCH_NS], dispatch);
+			hist_add(&s->hist[SITE_RUN_NS], run);
+		}
 		account_cpu(cpu, self, dispatch, run);
+	}
 	drain_work_done(ws, s, now, cpu, dispatch, run);
 	ws->work = 0;
 }
