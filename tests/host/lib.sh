@@ -31,12 +31,44 @@ cleanup_test() {
 	done
 	wait 2>/dev/null
 	[ -z "${DRAINSTAT_WRAPPER:-}" ] || rm -f "$DRAINSTAT_WRAPPER"
+	[ -z "${UNTRUSTED:-}" ] || remove_untrusted_user
 	# DRAINSTAT_KEEP=1: the outputs stay, for a failure to be read
 	if [ -n "${DRAINSTAT_KEEP:-}" ]; then
 		echo "kept $TMPDIR_TEST" >&2
 	else
 		rm -rf "$TMPDIR_TEST"
 	fi
+}
+
+# untrusted_user: a local user of the test's own, UNTRUSTED (its uid
+# UNTRUSTED_UID, UNTRUSTED_GID), for the attacks an unprivileged user can make on root's
+# drainstat; removed, with every process it left, when the test ends.
+untrusted_user() {
+	UNTRUSTED=dsu$$
+	useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin \
+		--user-group "$UNTRUSTED" || {
+		UNTRUSTED=
+		return 1
+	}
+	UNTRUSTED_UID=$(id -u "$UNTRUSTED")
+	UNTRUSTED_GID=$(id -g "$UNTRUSTED")
+}
+
+remove_untrusted_user() {
+	pkill -KILL -u "$UNTRUSTED" 2>/dev/null
+	for _ in $(seq 50); do
+		pgrep -u "$UNTRUSTED" >/dev/null || break
+		sleep 0.1
+	done
+	userdel "$UNTRUSTED" 2>/dev/null || userdel -f "$UNTRUSTED"
+	getent group "$UNTRUSTED" >/dev/null && groupdel "$UNTRUSTED" 2>/dev/null
+	UNTRUSTED=
+}
+
+# as_untrusted CMD...: CMD as UNTRUSTED, with no capability and no group of root's.
+as_untrusted() {
+	setpriv --reuid="$UNTRUSTED_UID" --regid="$UNTRUSTED_GID" --clear-groups --inh-caps=-all \
+		--bounding-set=-all -- "$@"
 }
 
 # check_mode FILE: the report's first line states a mode, the one asked for
