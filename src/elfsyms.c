@@ -3,11 +3,18 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "elfsyms.h"
+
+struct elfsyms {
+	int fd;
+	Elf *elf;
+};
 
 /* The virtual address the loader gave the byte at file_offset: through its PT_LOAD. */
 static int offset_to_vaddr(Elf *elf, __u64 file_offset, __u64 *vaddr)
@@ -54,6 +61,16 @@ static int find_in_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, __u64 vadd
 	return -ENOENT;
 }
 
+/* A symbol table and its string table small enough to read whole. */
+static bool readable_table(Elf *elf, const GElf_Shdr *sh)
+{
+	Elf_Scn *strings = elf_getscn(elf, sh->sh_link);
+	GElf_Shdr str_sh;
+
+	return sh->sh_size <= ELFSYMS_TABLE_MAX && strings && gelf_getshdr(strings, &str_sh) &&
+	       str_sh.sh_size <= ELFSYMS_TABLE_MAX;
+}
+
 /* .symtab when the file has one (not stripped), else the dynamic symbols. */
 static int find_symbol(Elf *elf, __u64 vaddr, char *name, size_t size, __u64 *off)
 {
@@ -65,32 +82,49 @@ static int find_symbol(Elf *elf, __u64 vaddr, char *name, size_t size, __u64 *of
 
 		while ((scn = elf_nextscn(elf, scn)))
 			if (gelf_getshdr(scn, &sh) && sh.sh_type == (__u32)types[t] &&
+			    readable_table(elf, &sh) &&
 			    !find_in_table(elf, scn, &sh, vaddr, name, size, off))
 				return 0;
 	}
 	return -ENOENT;
 }
 
-int elfsyms__lookup(const char *path, __u64 file_offset, char *name, size_t size, __u64 *off)
+int elfsyms__open(int fd, struct elfsyms **out)
 {
-	int fd, err;
-	__u64 vaddr;
-	Elf *elf;
+	struct elfsyms *es;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf) {
+	if (elf_version(EV_CURRENT) == EV_NONE) {
 		close(fd);
 		return -EINVAL;
 	}
-	err = offset_to_vaddr(elf, file_offset, &vaddr);
-	if (!err)
-		err = find_symbol(elf, vaddr, name, size, off);
-	elf_end(elf);
-	close(fd);
-	return err;
+	es = calloc(1, sizeof(*es));
+	if (!es) {
+		close(fd);
+		return -ENOMEM;
+	}
+	es->fd = fd;
+	es->elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!es->elf || elf_kind(es->elf) != ELF_K_ELF) {
+		elfsyms__free(es);
+		return -EINVAL;
+	}
+	*out = es;
+	return 0;
+}
+
+void elfsyms__free(struct elfsyms *es)
+{
+	if (!es)
+		return;
+	elf_end(es->elf);
+	close(es->fd);
+	free(es);
+}
+
+int elfsyms__lookup(struct elfsyms *es, __u64 file_offset, char *name, size_t size, __u64 *off)
+{
+	__u64 vaddr;
+	int err = offset_to_vaddr(es->elf, file_offset, &vaddr);
+
+	return err ? err : find_symbol(es->elf, vaddr, name, size, off);
 }

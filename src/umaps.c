@@ -1,26 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * User frames' names for the -T log, read as root from files that any user
+ * may own. A mapped file is never opened by its path: the path is the traced
+ * process's to change (a FIFO or a device link at "<path> (deleted)" would
+ * block root's open, or trigger the device's). The kernel's own link to the
+ * mapping, /proc/PID/map_files/START-END, reaches the mapped file itself, even
+ * deleted; and only on a filesystem that cannot make root wait: not FUSE,
+ * whose server is whoever mounted it.
+ */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "elfsyms.h"
 #include "umaps.h"
 
 struct umap {
-	__u64 start, end, offset;
-	char *path;	  /* the mapped file */
-	const char *name; /* its basename */
+	__u64 start, end, offset, ino;
+	unsigned int major, minor; /* the file's filesystem, as maps and mountinfo give it */
+	char *path;		   /* the mapped file, as maps names it */
+	const char *name;	   /* its basename */
+	bool readable;		   /* on a filesystem known, and not FUSE */
+	struct elfsyms *syms;	   /* opened at its first frame */
+	int syms_err;		   /* why it could not be: not tried again */
 };
 
 struct umaps {
+	int pid; /* 0: a fixture, no process to read files of */
 	struct umap *maps;
 	size_t nr, cap;
 };
 
-static int add_map(struct umaps *um, __u64 start, __u64 end, __u64 offset, const char *path)
+/* A filesystem of a mount table: its device, and whether a user may serve it. */
+struct fs_dev {
+	unsigned int major, minor;
+	bool fuse;
+};
+
+struct fs_devs {
+	struct fs_dev *devs;
+	size_t nr, cap;
+};
+
+static int add_map(struct umaps *um, const struct umap *parsed, const char *path)
 {
 	const char *base;
 	struct umap *m;
@@ -35,14 +64,12 @@ static int add_map(struct umaps *um, __u64 start, __u64 end, __u64 offset, const
 		um->cap = cap;
 	}
 	m = &um->maps[um->nr];
+	*m = *parsed;
 	m->path = strdup(path);
 	if (!m->path)
 		return -ENOMEM;
 	base = strrchr(m->path, '/');
 	m->name = base ? base + 1 : m->path;
-	m->start = start;
-	m->end = end;
-	m->offset = offset;
 	um->nr++;
 	return 0;
 }
@@ -66,39 +93,139 @@ static void decode_newlines(const char *raw, char *out)
 	*out = '\0';
 }
 
-static bool is_inode(const char *path, __u64 ino)
+/* The kernel's own link to the file mapped at start-end of pid. */
+static void map_file_link(char *buf, size_t size, int pid, const struct umap *m)
 {
-	struct stat st;
-
-	return !stat(path, &st) && st.st_ino == ino;
+	snprintf(buf, size, "/proc/%d/map_files/%llx-%llx", pid, (unsigned long long)m->start,
+		 (unsigned long long)m->end);
 }
 
 /*
  * The mapped file's real name. /proc/PID/maps writes a newline in it as \012
  * (show_map_vma(): seq_file_path(m, file, "\n")) and escapes nothing else, not
- * even a backslash: a name may hold a real "\012" too. Decoded, unless only
- * the name as written is the mapping's inode.
+ * even a backslash: a name may hold a real "\012" too. The mapping's link says
+ * which (readlink() reads the kernel's name, the file is not looked up);
+ * without it (no CAP_SYS_ADMIN), the name decoded.
  */
-static const char *real_path(const char *raw, __u64 ino, char *buf)
+static const char *real_path(const char *raw, int pid, const struct umap *m, char *buf, size_t size)
 {
+	char link[64];
+	ssize_t n;
+
 	if (!strstr(raw, NEWLINE_ESCAPE))
 		return raw;
+	if (pid > 0) {
+		map_file_link(link, sizeof(link), pid, m);
+		n = readlink(link, buf, size - 1);
+		if (n > 0) {
+			buf[n] = '\0';
+			return buf;
+		}
+	}
 	decode_newlines(raw, buf);
-	return !is_inode(buf, ino) && is_inode(raw, ino) ? raw : buf;
+	return buf;
 }
 
 /* "55d0c5a00000-55d0c5a02000 r-xp 00002000 fd:01 123 /usr/bin/x": file mappings only. */
-static int parse_line(struct umaps *um, const char *line, char *buf)
+static int parse_line(struct umaps *um, const char *line, char *buf, size_t size)
 {
 	unsigned long long start, end, offset, ino;
+	struct umap m = {};
 	char perms[8];
 	int path_at = 0;
 
-	if (sscanf(line, "%llx-%llx %7s %llx %*s %llu %n", &start, &end, perms, &offset, &ino,
-		   &path_at) < 5 ||
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &offset, &m.major,
+		   &m.minor, &ino, &path_at) < 7 ||
 	    !path_at || line[path_at] != '/')
 		return 0;
-	return add_map(um, start, end, offset, real_path(line + path_at, ino, buf));
+	m.start = start;
+	m.end = end;
+	m.offset = offset;
+	m.ino = ino;
+	return add_map(um, &m, real_path(line + path_at, um->pid, &m, buf, size));
+}
+
+static int add_dev(struct fs_devs *d, unsigned int major, unsigned int minor, bool fuse)
+{
+	if (d->nr == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 32;
+		struct fs_dev *devs = realloc(d->devs, cap * sizeof(*devs));
+
+		if (!devs)
+			return -ENOMEM;
+		d->devs = devs;
+		d->cap = cap;
+	}
+	d->devs[d->nr++] = (struct fs_dev){major, minor, fuse};
+	return 0;
+}
+
+/*
+ * The filesystems of a mount table, /proc/PID/mountinfo: "36 35 0:53 / /mnt
+ * rw - fuse.sshfs ...", the type after " - " (a mount point holds no space:
+ * the kernel writes one as \040). FUSE is "fuse", "fuseblk" or "fuse.<name>".
+ */
+static int read_mounts(const char *path, struct fs_devs *d)
+{
+	char *line = NULL, *type;
+	unsigned int major, minor;
+	size_t cap = 0;
+	int err = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -errno;
+	while (!err && getline(&line, &cap, f) > 0) {
+		type = strstr(line, " - ");
+		if (!type || sscanf(line, "%*d %*d %u:%u", &major, &minor) != 2)
+			continue;
+		err = add_dev(d, major, minor, !strncmp(type + 3, "fuse", 4));
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+/*
+ * A file of this filesystem can be read without waiting on a user: a table
+ * shows it (a device number is one filesystem, whichever table shows it), and
+ * not as FUSE. One no table shows (a mount hidden from both) is not read.
+ */
+static bool readable_fs(const struct fs_devs *d, unsigned int major, unsigned int minor)
+{
+	bool found = false;
+	size_t i;
+
+	for (i = 0; i < d->nr; i++) {
+		if (d->devs[i].major != major || d->devs[i].minor != minor)
+			continue;
+		if (d->devs[i].fuse)
+			return false;
+		found = true;
+	}
+	return found;
+}
+
+static void mark_readable(struct umaps *um)
+{
+	struct fs_devs d = {};
+	char proc[64];
+	size_t i;
+
+	/*
+	 * the traced process's table, and ours: a container's files may sit on a
+	 * filesystem only the host mounts, and a process may have left ours
+	 * (either may fail: the process gone, or no procfs)
+	 */
+	snprintf(proc, sizeof(proc), "/proc/%d/mountinfo", um->pid);
+	if (read_mounts(proc, &d) == -ENOMEM ||
+	    read_mounts("/proc/self/mountinfo", &d) == -ENOMEM) {
+		free(d.devs);
+		return; /* none readable */
+	}
+	for (i = 0; i < um->nr; i++)
+		um->maps[i].readable = readable_fs(&d, um->maps[i].major, um->maps[i].minor);
+	free(d.devs);
 }
 
 /* Lines and their decoded paths in the heap: a small stack limit is no limit on a path. */
@@ -112,8 +239,9 @@ int umaps__load(int pid, const char *path, struct umaps **out)
 
 	if (!um)
 		return -ENOMEM;
+	um->pid = path ? 0 : pid;
 	snprintf(proc, sizeof(proc), "/proc/%d/maps", pid);
-	f = fopen(path ? path : proc, "r");
+	f = fopen(path ? path : proc, "re");
 	if (!f) {
 		err = -errno;
 		free(um);
@@ -121,12 +249,13 @@ int umaps__load(int pid, const char *path, struct umaps **out)
 	}
 	while (!err && getline(&line, &cap, f) > 0) {
 		line[strcspn(line, "\n")] = '\0';
-		if (buf_cap < cap) {
+		/* room for a name readlink() gives, where maps wrote \012 as 4 bytes */
+		if (buf_cap < cap + PATH_MAX) {
 			free(path_buf);
-			buf_cap = cap;
+			buf_cap = cap + PATH_MAX;
 			path_buf = malloc(buf_cap);
 		}
-		err = path_buf ? parse_line(um, line, path_buf) : -ENOMEM;
+		err = path_buf ? parse_line(um, line, path_buf, buf_cap) : -ENOMEM;
 	}
 	free(line);
 	free(path_buf);
@@ -135,6 +264,8 @@ int umaps__load(int pid, const char *path, struct umaps **out)
 		umaps__free(um);
 		return err;
 	}
+	if (um->pid > 0)
+		mark_readable(um);
 	*out = um;
 	return 0;
 }
@@ -145,10 +276,56 @@ void umaps__free(struct umaps *um)
 
 	if (!um)
 		return;
-	for (i = 0; i < um->nr; i++)
+	for (i = 0; i < um->nr; i++) {
 		free(um->maps[i].path);
+		elfsyms__free(um->maps[i].syms);
+	}
 	free(um->maps);
 	free(um);
+}
+
+/* The regular file with the mapping's inode, and nothing else. */
+static bool mapped_file(const struct stat *st, const struct umap *m)
+{
+	return S_ISREG(st->st_mode) && st->st_ino == m->ino;
+}
+
+/*
+ * The mapped file itself, open for its symbols: looked at through the link
+ * first (stat() opens nothing), so that a mapped device is never opened; then
+ * opened without waiting (O_NONBLOCK: a user's lease on the file does not
+ * hold the open) and checked again, a mapping may have replaced it.
+ * Needs CAP_SYS_ADMIN (or CAP_CHECKPOINT_RESTORE): -EPERM without.
+ */
+static int open_mapped(int pid, const struct umap *m, struct elfsyms **syms)
+{
+	char link[64];
+	struct stat st;
+	int fd;
+
+	if (pid <= 0 || !m->readable)
+		return -EACCES;
+	map_file_link(link, sizeof(link), pid, m);
+	if (stat(link, &st))
+		return -errno;
+	if (!mapped_file(&st, m))
+		return -EINVAL;
+	fd = open(link, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !mapped_file(&st, m)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return elfsyms__open(fd, syms);
+}
+
+/* The mapping's symbols, opened at its first frame; NULL if they cannot be. */
+static struct elfsyms *syms_of(const struct umaps *um, struct umap *m)
+{
+	if (!m->syms && !m->syms_err)
+		m->syms_err = open_mapped(um->pid, m, &m->syms);
+	return m->syms;
 }
 
 const char *umaps__describe(const struct umaps *um, __u64 addr, char *buf, size_t size)
@@ -156,13 +333,14 @@ const char *umaps__describe(const struct umaps *um, __u64 addr, char *buf, size_
 	size_t i;
 
 	for (i = 0; um && i < um->nr; i++) {
-		const struct umap *m = &um->maps[i];
+		struct umap *m = &um->maps[i];
 
 		if (addr >= m->start && addr < m->end) {
 			__u64 file_off = addr - m->start + m->offset, off;
+			struct elfsyms *syms = syms_of(um, m);
 			char fn[128];
 
-			if (!elfsyms__lookup(m->path, file_off, fn, sizeof(fn), &off))
+			if (syms && !elfsyms__lookup(syms, file_off, fn, sizeof(fn), &off))
 				snprintf(buf, size, "%s+0x%llx (%s)", fn, (unsigned long long)off,
 					 m->name);
 			else

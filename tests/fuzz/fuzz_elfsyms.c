@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * elfsyms__lookup() on an arbitrary file: the -T log names user frames from the
+ * elfsyms__open() and elfsyms__lookup() on an arbitrary file: the -T log names user frames from the
  * ELF files of whatever process drained, whoever built them. The input is two
  * file offsets to look up (8 bytes each, little-endian), the size of the name
  * buffer (1 byte: 1 to 128), then the file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 
 #include "elfsyms.h"
@@ -17,10 +18,11 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 {
 	static struct memfile mf;
 	struct bytes b = {data, size};
+	struct elfsyms *es = NULL;
 	__u64 offsets[2], off;
 	size_t name_size;
 	char *name;
-	int i, err;
+	int i, err, fd;
 
 	offsets[0] = bytes__u64(&b);
 	offsets[1] = bytes__u64(&b);
@@ -30,14 +32,19 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 		   "memfd: %s", strerror(errno));
 	name = malloc(name_size); /* exactly: ASan sees a write past it */
 	FUZZ_CHECK(name, "out of memory");
-	for (i = 0; i < 2; i++) {
+	fd = open(mf.path, O_RDONLY | O_CLOEXEC);
+	FUZZ_CHECK(fd >= 0, "%s: %s", mf.path, strerror(errno));
+	err = elfsyms__open(fd, &es);
+	FUZZ_CHECK(!err || err == -EINVAL, "open: %d", err);
+	for (i = 0; es && i < 2; i++) {
 		memset(name, 'x', name_size);
-		err = elfsyms__lookup(mf.path, offsets[i], name, name_size, &off);
+		err = elfsyms__lookup(es, offsets[i], name, name_size, &off);
 		FUZZ_CHECK(!err || err == -ENOENT || err == -EINVAL, "lookup of 0x%llx: %d",
 			   (unsigned long long)offsets[i], err);
 		FUZZ_CHECK(err || memchr(name, '\0', name_size), "name at 0x%llx not terminated",
 			   (unsigned long long)offsets[i]);
 	}
+	elfsyms__free(es);
 	free(name);
 	return 0;
 }

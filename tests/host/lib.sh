@@ -52,6 +52,8 @@ untrusted_user() {
 	}
 	UNTRUSTED_UID=$(id -u "$UNTRUSTED")
 	UNTRUSTED_GID=$(id -g "$UNTRUSTED")
+	AS_UNTRUSTED=(setpriv --reuid="$UNTRUSTED_UID" --regid="$UNTRUSTED_GID" --clear-groups
+		--inh-caps=-all --bounding-set=-all --)
 }
 
 remove_untrusted_user() {
@@ -65,10 +67,11 @@ remove_untrusted_user() {
 	UNTRUSTED=
 }
 
-# as_untrusted CMD...: CMD as UNTRUSTED, with no capability and no group of root's.
+# as_untrusted CMD...: CMD as UNTRUSTED, with no capability and no group of
+# root's. In the background, "${AS_UNTRUSTED[@]}" CMD... &: then $! is CMD's
+# pid (setpriv execs it), not a subshell's.
 as_untrusted() {
-	setpriv --reuid="$UNTRUSTED_UID" --regid="$UNTRUSTED_GID" --clear-groups --inh-caps=-all \
-		--bounding-set=-all -- "$@"
+	"${AS_UNTRUSTED[@]}" "$@"
 }
 
 # check_mode FILE: the report's first line states a mode, the one asked for

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* User frames: /proc/PID/maps parsing and function names from ELF symbols (libelf). */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,11 +163,15 @@ static void test_newline_in_file_name(void)
 
 static void test_elfsyms_errors(void)
 {
+	struct elfsyms *es = NULL;
 	char name[64];
 	__u64 off;
 
-	CHECK(elfsyms__lookup("/nonexistent", 0, name, sizeof(name), &off) < 0);
-	CHECK(elfsyms__lookup("/proc/self/status", 0, name, sizeof(name), &off) < 0);
+	CHECK(elfsyms__open(open("/proc/self/status", O_RDONLY), &es) == -EINVAL);
+	CHECK(elfsyms__open(open("/dev/null", O_RDONLY), &es) == -EINVAL);
+	CHECK(elfsyms__open(open("/proc/self/exe", O_RDONLY), &es) == 0);
+	CHECK(elfsyms__lookup(es, 0x7fffffffffffULL, name, sizeof(name), &off) == -ENOENT);
+	elfsyms__free(es);
 }
 
 int main(void)
