@@ -4,46 +4,53 @@
 
 const struct metric_desc metric__site_count[SITE_COUNTS] = {
     [SITE_DRAINS] = {"drains", "drains_total", PROM_COUNTER,
-		     "Calls of lru_add_drain_all() and lru_cache_disable().", SEEN_ALWAYS},
+		     "Calls of lru_add_drain_all() and lru_cache_disable().", SEEN_ALWAYS,
+		     .text = "DRAINS", .text_width = 6},
     [SITE_FORCED_DRAINS] = {"forced_drains", "forced_drains_total", PROM_COUNTER,
-			    "Forced drains: lru_cache_disable(), every CPU.", SEEN_ENTRY},
+			    "Forced drains: lru_cache_disable(), every CPU.", SEEN_ENTRY,
+			    .text = "FORCED", .text_width = 6},
     [SITE_EMPTY_DRAINS] =
 	{"empty_drains", "empty_drains_total", PROM_COUNTER,
 	 "Drains that queued no work and drained nothing (piggybacked, or nothing "
 	 "batched).",
-	 SEEN_ENTRY | SEEN_WORKS},
+	 SEEN_ENTRY | SEEN_WORKS, .text = "EMPTY", .text_width = 5},
     [SITE_OWN_ONLY_DRAINS] = {"own_only_drains", "own_only_drains_total", PROM_COUNTER,
 			      "Drains that queued no work but drained the caller's own CPU, "
 			      "before the mutex (Linux 6.18 and later).",
-			      SEEN_LOCAL | SEEN_WORKS},
+			      SEEN_ENTRY | SEEN_LOCAL | SEEN_WORKS, .text = "OWN-ONLY",
+			      .text_width = 8},
     [SITE_WORKS] = {"works", "works_total", PROM_COUNTER_BY_KIND,
-		    "Works queued by drains; kind=self: on the caller's own CPU.", SEEN_WORKS},
+		    "Works queued by drains; kind=self: on the caller's own CPU.", SEEN_WORKS,
+		    .text = "WORKS", .text_width = 5},
     /* in works_total{kind="self"} and {kind="remote"} */
-    [SITE_SELF_WORKS] = {"self_works", NULL, PROM_COUNTER, NULL, SEEN_WORKS},
+    [SITE_SELF_WORKS] = {"self_works", NULL, PROM_COUNTER, NULL, SEEN_WORKS, .text = "SELF",
+			 .text_width = 4},
     [SITE_REMOTE_WORKS] = {"remote_works", NULL, PROM_COUNTER, NULL, SEEN_WORKS},
     [SITE_IPIS] = {"ipis", "ipis_total", PROM_COUNTER, "IPIs sent to wake the CPUs that got works.",
-		   SEEN_IPI | SEEN_WORKS},
+		   SEEN_IPI | SEEN_WORKS, .text = "IPIS", .text_width = 5},
 };
 
 const struct metric_desc metric__site_hist[SITE_HISTS] = {
     [SITE_DISPATCH_NS] = {"dispatch_ns", "dispatch_seconds", PROM_HISTOGRAM,
-			  "Work queued to work started on the target CPU.", SEEN_WORKS},
+			  "Work queued to work started on the target CPU.", SEEN_WORKS,
+			  .text = "---- DISPATCH ---", .text_max = true},
     [SITE_RUN_NS] = {"run_ns", "run_seconds", PROM_HISTOGRAM,
-		     "Work started to work ended on the target CPU.", SEEN_WORKS},
+		     "Work started to work ended on the target CPU.", SEEN_WORKS,
+		     .text = "------ RUN ------", .text_max = true},
     [SITE_WAIT_NS] = {"wait_ns", "wait_seconds", PROM_HISTOGRAM,
 		      "Time a drain held its caller: entry to exit, or in tracepoint mode "
 		      "first queue to last work end (a lower bound).",
-		      SEEN_ALWAYS},
+		      SEEN_ALWAYS, .text = "-- WAIT ---", .text_bound = "-- WAIT~ --"},
     [SITE_LOCK_NS] = {"lock_ns", "lock_seconds", PROM_HISTOGRAM,
 		      "The wait for the drain mutex and the checks: entry, or the end of the "
 		      "drain's own local drain (6.18 and later), to the first queued work.",
-		      SEEN_ENTRY | SEEN_WORKS},
+		      SEEN_ENTRY | SEEN_WORKS, .text = "--- LOCK --"},
     [SITE_LOCAL_NS] = {"local_ns", "local_drains_total", PROM_HIST_COUNT,
 		       "Calls of lru_add_drain().", SEEN_LOCAL},
     [SITE_OWN_NS] = {"own_ns", "own_seconds", PROM_HISTOGRAM,
 		     "A drain's own local drain of the caller's CPU, before the mutex (Linux "
 		     "6.18 and later).",
-		     SEEN_LOCAL},
+		     SEEN_ENTRY | SEEN_LOCAL, .text = "--- OWN ---"},
 };
 
 const struct metric_desc metric__cpu_count[CPU_COUNTS] = {

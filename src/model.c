@@ -318,7 +318,7 @@ static int build_sites(struct model *m, const struct snapshot *cur, const struct
 {
 	struct symbolized memo = {};
 	struct row_index ix = {};
-	int i, err = 0;
+	int i, k, err = 0;
 
 	/* rows are filled as they are used: malloc, not calloc (row_for() clears each) */
 	m->sites = malloc(((size_t)cur->nr_sites + 1) * sizeof(*m->sites));
@@ -338,10 +338,9 @@ static int build_sites(struct model *m, const struct snapshot *cur, const struct
 	for (i = 0; i < m->nr_sites; i++) {
 		qsort(m->sites[i].stacks, (size_t)m->sites[i].nr_stacks, sizeof(struct model_stack),
 		      cmp_stacks);
-		m->drains += m->sites[i].count[SITE_DRAINS];
+		for (k = 0; k < SITE_COUNTS; k++)
+			m->total[k] += m->sites[i].count[k];
 		m->local_drains += m->sites[i].hist[SITE_LOCAL_NS].count;
-		m->works += m->sites[i].count[SITE_WORKS];
-		m->self_works += m->sites[i].count[SITE_SELF_WORKS];
 	}
 	return err;
 }

@@ -136,9 +136,7 @@ struct model {
 	struct model_cpu *cpus; /* by CPU number, only those with works */
 	int nr_cpus;
 	struct model_fadvise fadvise[FADVISE_ADVICE_SLOTS];
-	__u64 drains;
-	__u64 works;
-	__u64 self_works;
+	__u64 total[SITE_COUNTS]; /* each site count, summed over the sites */
 	__u64 local_drains;
 	__u64 counters[CNT_NR];
 	__u64 lost; /* the counters that mean something was not measured */

@@ -375,9 +375,9 @@ void report_json__print(FILE *f, const struct model *m, const char *version)
 	else
 		json_cstr(&j, "pid", NULL);
 	put_filters(&j, &m->info);
-	json_u64(&j, "drains", m->drains);
-	json_u64(&j, "works", m->info.qpw ? 0 : m->works);
-	json_u64(&j, "self_works", m->info.qpw ? 0 : m->self_works);
+	json_u64(&j, "drains", m->total[SITE_DRAINS]);
+	json_u64(&j, "works", m->info.qpw ? 0 : m->total[SITE_WORKS]);
+	json_u64(&j, "self_works", m->info.qpw ? 0 : m->total[SITE_SELF_WORKS]);
 	json_u64(&j, "local_drains", m->local_drains);
 	put_sites(&j, m);
 	put_cpus(&j, m);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "hist.h"
+#include "metric.h"
 #include "escape.h"
 #include "report_text.h"
 #include "units.h"
@@ -84,80 +85,95 @@ static struct site_widths site_widths(const struct model *m)
 }
 
 /*
- * Whether the table has the drain's own local drain (6.18 and later: before
- * the mutex): entry visible and lru_add_drain() hooked.
- */
-static bool shows_own(const struct model_info *info)
-{
-	return info->entry_visible && info->has_local;
-}
-
-/*
+ * The site table's columns after SITE and COMM, in order: metric.c's counts
+ * and histograms, each shown where the mode measures it (metric__seen()).
  * Entry-visible modes add lock time, empty and forced drains, and with the
  * local drains hooked the drains that drained only their own CPU and the
  * time of that own drain; IPIs where counted. With Queue PerCPU Work what
- * depends on a drain's works is left out (metric.c's SEEN_WORKS): works, self
- * works, dispatch, run, lock, empty and own-only drains, IPIs.
+ * depends on a drain's works is left out (SEEN_WORKS).
  */
+static const struct site_column {
+	bool hist;
+	int metric; /* its index in SITE_COUNTS, or in SITE_HISTS */
+} site_columns[] = {
+    {false, SITE_DRAINS},	   {false, SITE_WORKS},	       {false, SITE_SELF_WORKS},
+    {true, SITE_DISPATCH_NS},	   {true, SITE_RUN_NS},	       {true, SITE_WAIT_NS},
+    {true, SITE_LOCK_NS},	   {false, SITE_EMPTY_DRAINS}, {false, SITE_FORCED_DRAINS},
+    {false, SITE_OWN_ONLY_DRAINS}, {true, SITE_OWN_NS},	       {false, SITE_IPIS},
+};
+
+#define NR_SITE_COLUMNS (int)(sizeof(site_columns) / sizeof(site_columns[0]))
+
+static const struct metric_desc *column_desc(const struct site_column *c)
+{
+	return c->hist ? &metric__site_hist[c->metric] : &metric__site_count[c->metric];
+}
+
+/* The metric of column i, if this mode shows it. */
+static const struct metric_desc *shown(int i, const struct model_info *info)
+{
+	const struct metric_desc *d = column_desc(&site_columns[i]);
+
+	return metric__seen(d, info) ? d : NULL;
+}
+
+/* A histogram's title over its columns; the counts before it, blank. */
+static void print_titles(FILE *f, const struct site_widths *w, const struct model_info *info)
+{
+	int i, pad = w->site + 1 + w->comm;
+	const struct metric_desc *d;
+
+	for (i = 0; i < NR_SITE_COLUMNS; i++) {
+		if (!(d = shown(i, info)))
+			continue;
+		if (!site_columns[i].hist) {
+			pad += 1 + d->text_width;
+			continue;
+		}
+		fprintf(f, "%*s %s", pad, "",
+			info->wait_is_lower_bound && d->text_bound ? d->text_bound : d->text);
+		pad = 0;
+	}
+	fputc('\n', f);
+}
+
 static void print_site_header(FILE *f, const struct site_widths *w, const struct model_info *info)
 {
-	bool works = !info->qpw;
+	const struct metric_desc *d;
+	int i;
 
-	fprintf(f, "%*s", w->site + w->comm + (works ? 19 : 8), "");
-	if (works)
-		fprintf(f, " %s %s", "---- DISPATCH ---", "------ RUN ------");
-	fprintf(f, " %s", info->wait_is_lower_bound ? "-- WAIT~ --" : "-- WAIT ---");
-	fprintf(f, "%s", info->entry_visible && works ? " --- LOCK --" : "");
-	/* over EMPTY, FORCED and OWN-ONLY (22 columns), then the own drain's p50 and p99 */
-	if (shows_own(info))
-		fprintf(f, "%*s --- OWN ---", works ? 22 : 7, "");
+	print_titles(f, w, info);
+	fprintf(f, "%-*s %-*s", w->site, "SITE", w->comm, "COMM");
+	for (i = 0; i < NR_SITE_COLUMNS; i++) {
+		if (!(d = shown(i, info)))
+			continue;
+		if (!site_columns[i].hist)
+			fprintf(f, " %*s", d->text_width, d->text);
+		else
+			fprintf(f, " %5s %5s%s", "p50", "p99", d->text_max ? "   max" : "");
+	}
 	fputc('\n', f);
-	fprintf(f, "%-*s %-*s %6s", w->site, "SITE", w->comm, "COMM", "DRAINS");
-	if (works)
-		fprintf(f, " %5s %4s %5s %5s %5s %5s %5s %5s", "WORKS", "SELF", "p50", "p99", "max",
-			"p50", "p99", "max");
-	fprintf(f, " %5s %5s", "p50", "p99");
-	if (info->entry_visible && works)
-		fprintf(f, " %5s %5s %5s", "p50", "p99", "EMPTY");
-	if (info->entry_visible)
-		fprintf(f, " %6s", "FORCED");
-	if (shows_own(info) && works)
-		fprintf(f, " %8s", "OWN-ONLY");
-	if (shows_own(info))
-		fprintf(f, " %5s %5s", "p50", "p99");
-	fprintf(f, "%s\n", info->has_ipi && works ? "  IPIS" : "");
 }
 
 static void print_site_row(FILE *f, const struct model_site *s, const struct site_widths *w,
 			   const struct model_info *info)
 {
 	char comm[4 * DRAINSTAT_COMM_LEN + 1], site[ESCAPE_SIZE(MODEL_NAME_LEN)];
+	const struct metric_desc *d;
+	int i;
 
-	bool works = !info->qpw;
-
-	fprintf(f, "%-*.*s %-*s %6llu", w->site, SITE_MAX_W,
+	fprintf(f, "%-*.*s %-*s", w->site, SITE_MAX_W,
 		escape__text(s->site, MODEL_NAME_LEN, site, sizeof(site)), w->comm,
-		escape__text(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)),
-		(unsigned long long)s->count[SITE_DRAINS]);
-	if (works) {
-		fprintf(f, " %5llu %4llu", (unsigned long long)s->count[SITE_WORKS],
-			(unsigned long long)s->count[SITE_SELF_WORKS]);
-		put_dist(f, &s->hist[SITE_DISPATCH_NS], true);
-		put_dist(f, &s->hist[SITE_RUN_NS], true);
+		escape__text(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)));
+	for (i = 0; i < NR_SITE_COLUMNS; i++) {
+		if (!(d = shown(i, info)))
+			continue;
+		if (site_columns[i].hist)
+			put_dist(f, &s->hist[site_columns[i].metric], d->text_max);
+		else
+			fprintf(f, " %*llu", d->text_width,
+				(unsigned long long)s->count[site_columns[i].metric]);
 	}
-	put_dist(f, &s->hist[SITE_WAIT_NS], false);
-	if (info->entry_visible && works) {
-		put_dist(f, &s->hist[SITE_LOCK_NS], false);
-		fprintf(f, " %5llu", (unsigned long long)s->count[SITE_EMPTY_DRAINS]);
-	}
-	if (info->entry_visible)
-		fprintf(f, " %6llu", (unsigned long long)s->count[SITE_FORCED_DRAINS]);
-	if (shows_own(info) && works)
-		fprintf(f, " %8llu", (unsigned long long)s->count[SITE_OWN_ONLY_DRAINS]);
-	if (shows_own(info))
-		put_dist(f, &s->hist[SITE_OWN_NS], false);
-	if (info->has_ipi && works)
-		fprintf(f, " %5llu", (unsigned long long)s->count[SITE_IPIS]);
 	fputc('\n', f);
 }
 
@@ -555,12 +571,12 @@ void report_text__print(FILE *f, const struct model *m, const struct text_opts *
 	if (opts->timestamp)
 		fprintf(f, "%s  ", opts->timestamp);
 	fprintf(f, "%s: %llu drains, ", units__duration(m->span_ns, span, sizeof(span)),
-		(unsigned long long)m->drains);
+		(unsigned long long)m->total[SITE_DRAINS]);
 	if (m->info.qpw)
 		fprintf(f, "works not shown (Queue PerCPU Work)");
 	else
-		fprintf(f, "%llu works (%llu self)", (unsigned long long)m->works,
-			(unsigned long long)m->self_works);
+		fprintf(f, "%llu works (%llu self)", (unsigned long long)m->total[SITE_WORKS],
+			(unsigned long long)m->total[SITE_SELF_WORKS]);
 	fprintf(f, ", %llu lost\n", (unsigned long long)m->lost);
 	if (m->nr_stuck)
 		print_in_flight(f, m, opts->stacks);

@@ -73,7 +73,7 @@ static void test_report_cumulative(void)
 	make_snapshot(&s, 1);
 	CHECK(model__build(&s, NULL, 0, ks, &info, &m) == 0);
 	CHECK(m.nr_sites == 4); /* the two compaction stacks share one row */
-	CHECK(m.drains == 307 && m.works == 310);
+	CHECK(m.total[SITE_DRAINS] == 307 && m.total[SITE_WORKS] == 310);
 	CHECK_STR(m.sites[0].site, "generic_fadvise");
 	CHECK(m.lost == 1);
 	check_golden("report.txt", &m, &o);
@@ -96,7 +96,7 @@ static void test_report_interval_and_histograms(void)
 	make_snapshot(&cur, 2);
 	CHECK(model__build(&cur, &prev, 0, ks, &info, &m) == 0);
 	/* only drainforce moved between the two snapshots */
-	CHECK(m.nr_sites == 1 && m.drains == 300 && m.works == 300);
+	CHECK(m.nr_sites == 1 && m.total[SITE_DRAINS] == 300 && m.total[SITE_WORKS] == 300);
 	CHECK(m.span_ns == 10000 * MS);
 	check_golden("report-interval.txt", &m, &o);
 	model__free(&m);
@@ -152,7 +152,7 @@ static void test_report_qpw(void)
 	golden__read_qpw(make_maps(1), &s, &i);
 	i.stuck_ns = 2000 * MS;
 	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
-	CHECK(m.works == 310 && m.nr_cpus == 2 && m.mutex_waiters == 0);
+	CHECK(m.total[SITE_WORKS] == 310 && m.nr_cpus == 2 && m.mutex_waiters == 0);
 	CHECK(m.in_flight[1].phase == PHASE_NO_WORK);
 	check_golden("report-qpw.txt", &m, &o);
 	model__free(&m);
@@ -252,7 +252,7 @@ static void test_report_wait_alone(void)
 		read_dropper(&prev, 1000 * MS, -1);
 		read_dropper(&cur, 1200 * MS, lone[n]);
 		CHECK(model__build(&cur, &prev, 0, ks, &i, &m) == 0);
-		CHECK(m.drains == 0 && m.works == 0);
+		CHECK(m.total[SITE_DRAINS] == 0 && m.total[SITE_WORKS] == 0);
 		got = render(&m, &o, false);
 		CHECK(got && !strstr(got, "no drains"));
 		CHECK(got && golden__count(

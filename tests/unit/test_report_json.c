@@ -109,7 +109,7 @@ static void test_json_tracepoint(void)
 	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
 	make_snapshot(&s);
 	CHECK(model__build(&s, NULL, 0, ks, &info, &m) == 0);
-	CHECK(m.nr_sites == 4 && m.drains == 307 && m.works == 310);
+	CHECK(m.nr_sites == 4 && m.total[SITE_DRAINS] == 307 && m.total[SITE_WORKS] == 310);
 	check_golden("report.json", &m);
 	model__free(&m);
 	snapshot__free(&s);
@@ -135,7 +135,7 @@ static void test_json_qpw(void)
 	s.wall_ns = WALL_NS;
 	i.stuck_ns = 1000 * MS;
 	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
-	CHECK(m.works == 310 && m.nr_cpus == 2);
+	CHECK(m.total[SITE_WORKS] == 310 && m.nr_cpus == 2);
 	CHECK(m.in_flight[1].phase == PHASE_NO_WORK && m.mutex_waiters == 0);
 	got = render(&m);
 	CHECK(got && strstr(got, "\"qpw\":true,"));

@@ -450,7 +450,8 @@ static void test_prom_torn_reads(void)
 		snapshot__reset(&s, 1000 * MS);
 		CHECK(snapshot__add_site(&s, stats, NULL, 0) == 0);
 		CHECK(model__build(&s, NULL, 0, NULL, &info, &m) == 0);
-		CHECK(m.works == steps[i].self + steps[i].remote && m.self_works == steps[i].self);
+		CHECK(m.total[SITE_WORKS] == steps[i].self + steps[i].remote &&
+		      m.total[SITE_SELF_WORKS] == steps[i].self);
 		got = render(&m, 0);
 		self =
 		    series_value(got, "drainstat_works_total{site=\"[unknown]\",kind=\"self\"} ");
