@@ -72,4 +72,13 @@ check "src/model.c names counters" test -n "$counters"
 expect_none "every counter is in OUTPUT" \
 	"$(missing "$counters" "$(section OUTPUT | grep -oE '[a-z_]+')")"
 
+# Export families: those the exporter writes (its goldens: every mode's and
+# every feature's families, tests/unit/test_report_prom.c) and those the page
+# names are the same.
+written=$(cat tests/golden/*.prom | awk '$1 == "#" && $2 == "TYPE" { print $3 }' | sort -u)
+named=$(render | grep -oE 'drainstat_[a-z_]+' | grep -v '^drainstat_fexit_' | sort -u)
+check "the exporter's goldens have families" test -n "$written"
+expect_none "every family the exporter writes is in the man page" "$(missing "$written" "$named")"
+expect_none "every family of the man page is one the exporter writes" "$(missing "$named" "$written")"
+
 exit 0
