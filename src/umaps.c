@@ -36,7 +36,17 @@ struct umaps {
 	int pid; /* 0: a fixture, no process to read files of */
 	struct umap *maps;
 	size_t nr, cap;
+	size_t path_bytes; /* of every map's path */
 };
+
+/*
+ * What one process's mappings may cost: a process has up to
+ * vm.max_map_count of them (65530), each with a path up to PATH_MAX, which
+ * its owner chooses; past these, a frame in a mapping not kept is its
+ * address. A large real process has a few thousand file mappings.
+ */
+#define UMAPS_MAX_MAPS	     16384
+#define UMAPS_MAX_PATH_BYTES (4U << 20)
 
 /* A filesystem of a mount table: its device, and whether a user may serve it. */
 struct fs_dev {
@@ -51,9 +61,12 @@ struct fs_devs {
 
 static int add_map(struct umaps *um, const struct umap *parsed, const char *path)
 {
+	size_t len = strlen(path) + 1;
 	const char *base;
 	struct umap *m;
 
+	if (um->nr == UMAPS_MAX_MAPS || um->path_bytes + len > UMAPS_MAX_PATH_BYTES)
+		return 0;
 	if (um->nr == um->cap) {
 		size_t cap = um->cap ? um->cap * 2 : 64;
 		struct umap *maps = realloc(um->maps, cap * sizeof(*maps));
@@ -70,6 +83,7 @@ static int add_map(struct umaps *um, const struct umap *parsed, const char *path
 		return -ENOMEM;
 	base = strrchr(m->path, '/');
 	m->name = base ? base + 1 : m->path;
+	um->path_bytes += len;
 	um->nr++;
 	return 0;
 }

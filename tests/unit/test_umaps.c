@@ -58,6 +58,40 @@ static void test_maps_fixture(void)
 	CHECK(umaps__load(0, "/nonexistent", &um) < 0);
 }
 
+/*
+ * A process's owner chooses how many mappings it has, and their paths: past
+ * 16384 mappings, or 4 MiB of paths, the rest are not kept (a frame there is
+ * its address).
+ */
+static void test_maps_bounded(void)
+{
+	char path[] = "/tmp/umaps-test.XXXXXX", buf[8192];
+	struct umaps *um = NULL;
+	int fd = mkstemp(path), i;
+	FILE *f = fdopen(fd, "w");
+
+	for (i = 0; i < 20000; i++)
+		fprintf(f, "%x000-%x000 r-xp 00000000 fd:01 %d /m/%d\n", 0x10000 + i, 0x10001 + i,
+			i, i);
+	fclose(f);
+	CHECK(umaps__load(0, path, &um) == 0);
+	CHECK_STR(umaps__describe(um, 0x10000010, buf, sizeof(buf)), "0+0x10");
+	CHECK_STR(umaps__describe(um, 0x13fff010, buf, sizeof(buf)), "16383+0x10");
+	CHECK_STR(umaps__describe(um, 0x14000010, buf, sizeof(buf)), "0x14000010");
+	umaps__free(um);
+	/* long paths: 4 MiB of them is some 1000 of PATH_MAX */
+	f = fopen(path, "w");
+	for (i = 0; i < 2000; i++)
+		fprintf(f, "%x000-%x000 r-xp 00000000 fd:01 %d /%04095d\n", 0x10000 + i,
+			0x10001 + i, i, i);
+	fclose(f);
+	CHECK(umaps__load(0, path, &um) == 0);
+	CHECK(strstr(umaps__describe(um, 0x10000010, buf, sizeof(buf)), "+0x10") != NULL);
+	CHECK_STR(umaps__describe(um, 0x107d0010, buf, sizeof(buf)), "0x107d0010");
+	umaps__free(um);
+	unlink(path);
+}
+
 /* A hostile file name reaches the -T log only through escape__text(): inert there. */
 static void test_hostile_file_name(void)
 {
@@ -180,6 +214,7 @@ int main(void)
 
 	RUN(test_own_function_named);
 	RUN(test_maps_fixture);
+	RUN(test_maps_bounded);
 	RUN(test_hostile_file_name);
 	RUN(test_newline_in_file_name);
 	RUN(test_elfsyms_errors);
