@@ -68,9 +68,10 @@ wait_line() {
 
 # settle: the pause between a tracer being ready and a timed run. While a tracer
 # sets up (drainstat's 120-175 ms from exec), forced drains run 2-3x slower: its
-# setup is busy on the CPUs they need (README, the startup transient); nothing
-# lingers once it is ready. The margin keeps the tracers' setups, bpftrace's
-# included, out of the run: the overhead measured is the steady one.
+# setup is busy on the CPUs they need (doc/performance.md, the startup
+# transient); nothing lingers once it is ready. The margin keeps the tracers'
+# setups, bpftrace's included, out of the run: the overhead measured is the
+# steady one.
 SETTLE_S=0.5
 settle() { nap "$SETTLE_S"; }
 

@@ -30,8 +30,6 @@
 
 _Static_assert(DRAINSTAT_SECONDS_MAX == 366 * 24 * 3600, "366 days in seconds");
 
-const char *argp_program_bug_address = "<https://github.com/drainstat/drainstat/issues>";
-
 static const char doc[] =
     "Show who triggers lru_add_drain_all(), from which kernel call site, how many CPUs each "
     "drain hits, how long each target CPU takes to start (dispatch) and run its drain work, "

@@ -17,6 +17,8 @@ expect_eq "--help: the synopsis first" "$(head -n 1 <<<"$HELP")" \
 	"Usage: drainstat [OPTION...] [INTERVAL [COUNT]]"
 check "--help: lists -?, --help, --usage, -V, --version" bash -c "grep -q '^  -?, --help ' <<<\"\$1\" &&
 	grep -q '^      --usage ' <<<\"\$1\" && grep -q '^  -V, --version ' <<<\"\$1\"" _ "$HELP"
+check "--help: ends with the examples, no bug address (drainstat has none)" bash -c "! grep -q 'Report bugs' <<<\"\$1\" &&
+	[ \"\$(tail -n 1 <<<\"\$1\")\" = '  drainstat -p 1234 -H   # drains caused by process 1234, with histograms' ]" _ "$HELP"
 expect_eq "-?: as --help" "$("$DRAINSTAT" '-?')" "$HELP"
 expect_eq "--usage: exit 0" "$("$DRAINSTAT" --usage >/dev/null 2>&1; echo $?)" 0
 check "--usage: the short usage" bash -c "'$DRAINSTAT' --usage | head -n 1 | grep -q '^Usage: drainstat \[-Hjsv?V\] '"
