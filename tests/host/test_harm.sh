@@ -98,7 +98,7 @@ check "export directory removed: the run ends" bash -c "! kill -0 $GONE 2>/dev/n
 wait $GONE
 expect_eq "export directory removed: exit 74" $? 74
 check "export directory removed: said once" \
-	test "$(grep -c 'the directory of .*/gone/x.prom is gone' "$TMPDIR_TEST/gone.err")" = 1
+	test "$(grep -c 'the directory of .*/gone/x.prom was removed' "$TMPDIR_TEST/gone.err")" = 1
 
 # ---- a report that cannot be written ends the run
 one_line 1 "stdout full: exit 1" "cannot write the report to stdout: No space left on device" \
