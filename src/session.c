@@ -51,6 +51,8 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* past RLIMIT_FSIZE a write fails with EFBIG, said as a full disk, not a silent kill */
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 /*
