@@ -10,10 +10,14 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
@@ -24,19 +28,31 @@
 #define TRACEFS_MAGIC 0x74726163
 #endif
 
-/* ".<base>.tmp.<pid>": a pid has at most 7 digits (PID_MAX_LIMIT, 4194304). */
-#define TMP_SUFFIX   ".tmp."
-#define TMP_EXTRA    (1 + sizeof(TMP_SUFFIX) - 1 + 7)
-#define TMP_BASE_MAX (NAME_MAX - TMP_EXTRA)
+/*
+ * ".<base>.tmp.<pid>.<16 hex>": a pid has at most 7 digits (PID_MAX_LIMIT,
+ * 4194304), the random part 16. ".<base>.lock": the lock file.
+ */
+#define TMP_SUFFIX    ".tmp."
+#define TMP_RANDOM    16
+#define TMP_EXTRA     (1 + sizeof(TMP_SUFFIX) - 1 + 7 + 1 + TMP_RANDOM)
+#define TMP_BASE_MAX  (NAME_MAX - TMP_EXTRA)
+#define LOCK_SUFFIX   ".lock"
+#define LOCK_BASE_MAX (NAME_MAX - 1 - (sizeof(LOCK_SUFFIX) - 1))
+
+/* Fresh names tried on EEXIST: only a planted file collides with 64 random bits. */
+#define TEMP_TRIES 8
 
 struct export
 {
-	char path[PATH_MAX];
 	char dir[PATH_MAX];
+	char base[NAME_MAX + 1];
 	char tmp_prefix[NAME_MAX + 1]; /* ".<base, cut to fit>.tmp." */
-	char tmp[PATH_MAX];	       /* dir/<tmp_prefix><pid> */
-	int held;		       /* the file we wrote last, locked; -1 before the first */
-	struct stat held_st;
+	char tmp[NAME_MAX + 1];	       /* <tmp_prefix><pid>.<random>, in dirfd */
+	char lock_name[NAME_MAX + 1];  /* ".<base, cut to fit>.lock", in dirfd */
+	int dirfd;		       /* the directory, opened once: never looked up again */
+	int lock;		       /* the lock file, flock()ed: -1 before the first write */
+	struct stat lock_st;
+	struct stat written; /* what we put at the path last (st_ino 0: none) */
 	struct export_why why;
 };
 
@@ -45,30 +61,40 @@ static int errno_or(int fallback)
 	return errno ? -errno : fallback;
 }
 
-/* dir gets path's directory ("." when it has none); the temp name fits NAME_MAX. */
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/*
+ * dir gets path's directory ("." when it has none, its trailing slashes off:
+ * one would follow a symlink), base its last component; the temp and lock
+ * names fit NAME_MAX.
+ */
 static int split_path(struct export *e, const char *path)
 {
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-	size_t dir_len = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
-	int n;
+	size_t dir_len = !slash ? 0 : (size_t)(slash - path);
 
 	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
 		return -EISDIR;
-	if (strlen(path) >= sizeof(e->path) || strlen(base) > NAME_MAX)
+	if (strlen(path) >= sizeof(e->dir) || strlen(base) > NAME_MAX)
 		return -ENAMETOOLONG;
-	strcpy(e->path, path);
+	while (dir_len > 0 && path[dir_len - 1] == '/')
+		dir_len--;
 	if (slash)
-		snprintf(e->dir, sizeof(e->dir), "%.*s", (int)dir_len, path);
+		snprintf(e->dir, sizeof(e->dir), "%.*s", (int)(dir_len ? dir_len : 1), path);
 	else
 		strcpy(e->dir, ".");
+	strcpy(e->base, base);
 	/* a legal 255-byte name has its temp name cut short: the pid keeps it ours */
 	snprintf(e->tmp_prefix, sizeof(e->tmp_prefix), ".%.*s" TMP_SUFFIX, (int)TMP_BASE_MAX, base);
-	n = snprintf(e->tmp, sizeof(e->tmp), "%s/%s%d", e->dir, e->tmp_prefix, (int)getpid());
-	return n < 0 || (size_t)n >= sizeof(e->tmp) ? -ENAMETOOLONG : 0;
+	snprintf(e->lock_name, sizeof(e->lock_name), ".%.*s" LOCK_SUFFIX, (int)LOCK_BASE_MAX, base);
+	return 0;
 }
 
 /* Filesystems where a file cannot be created, or must not be: the kernel's own. */
-static const char *pseudo_fs(const char *dir)
+static const char *pseudo_fs(const struct statfs *st)
 {
 	static const struct {
 		long magic;
@@ -80,15 +106,38 @@ static const char *pseudo_fs(const char *dir)
 	    {BPF_FS_MAGIC, "bpffs"},	      {SECURITYFS_MAGIC, "securityfs"},
 	    {DEVPTS_SUPER_MAGIC, "devpts"},
 	};
-	struct statfs st;
 	size_t i;
 
-	if (statfs(dir, &st))
-		return NULL;
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if ((long)st.f_type == kinds[i].magic)
+		if ((long)st->f_type == kinds[i].magic)
 			return kinds[i].name;
 	return NULL;
+}
+
+/*
+ * The directory, opened once: every later call is relative to it, so that a
+ * directory swapped for a symlink (by a user who can write its parent) is
+ * never followed. A symlink as its last component is refused (-ELOOP,
+ * why->dir_link); the components before it are followed as given.
+ */
+static int open_dir(struct export *e, struct export_why *why)
+{
+	struct statfs fs;
+	struct stat st;
+	int err;
+
+	e->dirfd = open(e->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	err = e->dirfd < 0 ? -errno : fstatfs(e->dirfd, &fs) ? -errno : 0;
+	if (err == -ENOTDIR && !lstat(e->dir, &st) && S_ISLNK(st.st_mode)) {
+		/* a kernel filesystem says more (/proc/self/status: /proc/self is a link) */
+		why->fs = statfs(e->dir, &fs) ? NULL : pseudo_fs(&fs);
+		why->dir_link = !why->fs;
+		return why->fs ? -EOPNOTSUPP : -ELOOP;
+	}
+	if (err)
+		return err;
+	why->fs = pseudo_fs(&fs);
+	return why->fs ? -EOPNOTSUPP : 0;
 }
 
 int export__open(const char *path, struct export **out, struct export_why *why)
@@ -99,14 +148,13 @@ int export__open(const char *path, struct export **out, struct export_why *why)
 	*why = (struct export_why){};
 	if (!e)
 		return -ENOMEM;
-	e->held = -1;
+	e->dirfd = -1;
+	e->lock = -1;
 	err = split_path(e, path);
-	if (!err) {
-		why->fs = pseudo_fs(e->dir);
-		err = why->fs ? -EOPNOTSUPP : 0;
-	}
+	if (!err)
+		err = open_dir(e, why);
 	if (err) {
-		free(e);
+		export__free(e);
 		return err;
 	}
 	*out = e;
@@ -117,32 +165,131 @@ void export__free(struct export *e)
 {
 	if (!e)
 		return;
-	if (e->held >= 0)
-		close(e->held);
+	/* the lock file stays: removing one races with the next writer's open */
+	if (e->lock >= 0)
+		close(e->lock);
+	if (e->dirfd >= 0)
+		close(e->dirfd);
 	free(e);
 }
 
-static bool same_file(const struct stat *a, const struct stat *b)
+/*
+ * The directory is still where its path says: not removed, nor moved away and
+ * something put in its place. -ESTALE if not (why.dir_moved: moved, not
+ * removed); it is never followed to where it went.
+ */
+static int check_dir(struct export *e)
 {
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+	struct stat now, at_path;
+
+	if (fstat(e->dirfd, &now))
+		return -errno;
+	if (now.st_nlink == 0)
+		return -ESTALE;
+	if (!lstat(e->dir, &at_path) && same_file(&at_path, &now))
+		return 0;
+	e->why.dir_moved = true;
+	return -ESTALE;
 }
 
-/* A write lock on fd, or -EBUSY with the holder's pid (0 from another PID namespace). */
-static int lock_file(int fd, pid_t *holder)
+/* The pid holding an flock() on st, from /proc/locks; 0 when not found. */
+static pid_t lock_holder(const struct stat *st)
 {
-	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	FILE *f = fopen("/proc/locks", "re");
+	unsigned int maj, min;
+	unsigned long ino;
+	char line[256], kind[16];
+	pid_t holder = 0;
+	int pid;
 
-	if (!fcntl(fd, F_SETLK, &fl))
+	if (!f)
 		return 0;
-	if (errno != EAGAIN && errno != EACCES)
-		return -errno;
-	fl = (struct flock){.l_type = F_WRLCK, .l_whence = SEEK_SET};
-	if (fcntl(fd, F_GETLK, &fl))
-		return -errno;
-	if (fl.l_type == F_UNLCK)
-		return -EAGAIN; /* let go in between: try again */
-	*holder = fl.l_pid;
-	return -EBUSY;
+	/* "1: FLOCK  ADVISORY  WRITE 8050 fe:00:10952708 0 EOF"; a waiter's has "->" */
+	while (!holder && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%lu", kind, &pid, &maj, &min, &ino) ==
+			5 &&
+		    !strcmp(kind, "FLOCK") && pid > 0 && maj == major(st->st_dev) &&
+		    min == minor(st->st_dev) && ino == st->st_ino)
+			holder = pid;
+	fclose(f);
+	return holder;
+}
+
+/*
+ * A lock file is ours if it is a regular file of our user with one link: not a
+ * FIFO, a link to another file, nor a file someone else made. -EPERM
+ * (why.lock_planted, and what was found) otherwise.
+ */
+static int check_lock(struct export *e, const struct stat *st)
+{
+	if (S_ISREG(st->st_mode) && st->st_uid == geteuid() && st->st_nlink == 1)
+		return 0;
+	e->why.lock_planted = true;
+	e->why.found = st->st_mode & S_IFMT;
+	e->why.owner = st->st_uid;
+	e->why.links = st->st_nlink;
+	return -EPERM;
+}
+
+/* Why the lock file did not open: what is at its name, if that is not ours. */
+static int lock_refused(struct export *e, int err)
+{
+	struct stat st;
+
+	if (fstatat(e->dirfd, e->lock_name, &st, AT_SYMLINK_NOFOLLOW))
+		return err;
+	return check_lock(e, &st) ?: err;
+}
+
+/*
+ * The second-writer check, one no other user can take part in: the export
+ * itself is readable by all, and a reader's lock on it must not stop its
+ * writer. An flock() on ".<base>.lock", ours, held open for the run; O_RDONLY,
+ * so that the filesystem can be remounted read-only; O_NONBLOCK, so that a
+ * FIFO planted there does not hang the open. -EBUSY (why.holder) if another
+ * process holds it.
+ */
+static int take_lock(struct export *e)
+{
+	int fd, err = 0;
+
+	fd = openat(e->dirfd, e->lock_name,
+		    O_CREAT | O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
+	if (fd < 0)
+		return lock_refused(e, -errno);
+	if (fstat(fd, &e->lock_st))
+		err = -errno;
+	if (!err)
+		err = check_lock(e, &e->lock_st);
+	if (!err && flock(fd, LOCK_EX | LOCK_NB)) {
+		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		if (err == -EBUSY)
+			e->why.holder = lock_holder(&e->lock_st);
+	}
+	if (err) {
+		close(fd);
+		return err;
+	}
+	e->lock = fd;
+	return 0;
+}
+
+/*
+ * We hold the lock at the lock file's name: the one we took, or a new one if
+ * that name was removed or replaced meanwhile (a lock on a file no longer
+ * there stops no one).
+ */
+static int hold_lock(struct export *e)
+{
+	struct stat st;
+
+	if (e->lock >= 0 && !fstatat(e->dirfd, e->lock_name, &st, AT_SYMLINK_NOFOLLOW) &&
+	    same_file(&st, &e->lock_st))
+		return 0;
+	if (e->lock >= 0)
+		close(e->lock);
+	e->lock = -1;
+	return take_lock(e);
 }
 
 /*
@@ -153,7 +300,7 @@ static int lock_file(int fd, pid_t *holder)
 static int check_target(struct export *e, struct stat *st, bool *absent)
 {
 	*absent = false;
-	if (lstat(e->path, st)) {
+	if (fstatat(e->dirfd, e->base, st, AT_SYMLINK_NOFOLLOW)) {
 		*absent = errno == ENOENT;
 		return *absent ? 0 : -errno;
 	}
@@ -179,40 +326,29 @@ static bool exported(int fd)
 	return n == 0 || (n == (ssize_t)sizeof(head) && !memcmp(head, EXPORT_START, sizeof(head)));
 }
 
-/* Locks the regular file st at path, the one a writer before us left. */
-static int take_over(struct export *e, const struct stat *st)
+/* The regular file st at path, one we did not put there, is an export: -EEXIST if not. */
+static int check_exported(struct export *e, const struct stat *st)
 {
 	struct stat now;
-	int fd, err;
+	int fd, err = 0;
 
-	fd = open(e->path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = openat(e->dirfd, e->base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return errno == ENOENT ? -EAGAIN : -errno;
 	if (fstat(fd, &now))
 		err = -errno;
 	else if (!same_file(&now, st))
-		err = -EAGAIN; /* replaced between lstat and open */
-	else
-		err = lock_file(fd, &e->why.holder);
-	if (!err && !exported(fd)) {
-		e->why.foreign = true;
+		err = -EAGAIN; /* replaced between the stat and the open */
+	else if (!exported(fd))
 		err = -EEXIST;
-	}
-	if (err) {
-		close(fd);
-		return err;
-	}
-	if (e->held >= 0)
-		close(e->held);
-	e->held = fd;
-	e->held_st = now;
-	return 0;
+	e->why.foreign = err == -EEXIST;
+	close(fd);
+	return err;
 }
 
 /*
- * Makes sure we are path's one writer: the file there is the one we hold
- * locked, or one no one holds (taken over), or there is none (*absent). A file
- * another process holds: -EBUSY, e->why.holder its pid.
+ * What is at path may be replaced by us: the file we put there last, an
+ * export another writer left, or nothing (*absent).
  */
 static int claim(struct export *e, bool *absent)
 {
@@ -221,13 +357,61 @@ static int claim(struct export *e, bool *absent)
 
 	for (tries = 0; tries < 8 && err == -EAGAIN; tries++) {
 		err = check_target(e, &st, absent);
-		if (err || *absent)
+		if (err || *absent || same_file(&st, &e->written))
 			return err;
-		if (e->held >= 0 && same_file(&st, &e->held_st))
-			return 0;
-		err = take_over(e, &st);
+		err = check_exported(e, &st);
 	}
 	return err;
+}
+
+/*
+ * e->tmp gets "<tmp_prefix><pid>.<16 hex>": the pid tells a killed writer's
+ * leftovers (export__remove_stale), the random part makes the name one no
+ * other user can plant a file at beforehand.
+ */
+static int new_temp_name(struct export *e)
+{
+	uint64_t r;
+	int n;
+
+	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return errno_or(-EIO);
+	n = snprintf(e->tmp, sizeof(e->tmp), "%s%d.%0*llx", e->tmp_prefix, (int)getpid(),
+		     TMP_RANDOM, (unsigned long long)r);
+	return n < 0 || (size_t)n >= sizeof(e->tmp) ? -ENAMETOOLONG : 0;
+}
+
+/* Runs make(e, fd) under fresh temp names until one is free; its result or -errno. */
+static int at_new_name(struct export *e, int (*make)(struct export *e, int fd), int fd)
+{
+	int tries, ret = -EEXIST;
+
+	for (tries = 0; tries < TEMP_TRIES && ret == -EEXIST; tries++) {
+		ret = new_temp_name(e);
+		if (!ret)
+			ret = make(e, fd);
+	}
+	return ret;
+}
+
+static int create_named(struct export *e, int fd)
+{
+	(void)fd;
+	fd = openat(e->dirfd, e->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * Names the unnamed temp file fd; linkat() replaces nothing (a planted name:
+ * EEXIST). Through /proc: linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH,
+ * which the systemd unit does not give.
+ */
+static int link_named(struct export *e, int fd)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return linkat(AT_FDCWD, proc, e->dirfd, e->tmp, AT_SYMLINK_FOLLOW) ? -errno : 0;
 }
 
 /*
@@ -235,23 +419,12 @@ static int claim(struct export *e, bool *absent)
  * kill before the rename leaves nothing behind; else created by name,
  * exclusively. *named tells which.
  */
-static int open_temp(const struct export *e, bool *named)
+static int open_temp(struct export *e, bool *named)
 {
-	int fd = open(e->dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	int fd = openat(e->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 
 	*named = fd < 0;
-	if (fd < 0)
-		fd = open(e->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	return fd < 0 ? -errno : fd;
-}
-
-/* Names the unnamed temp file fd tmp; linkat() replaces nothing (a planted symlink: EEXIST). */
-static int name_temp(int fd, const char *tmp)
-{
-	char proc[64];
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	return linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) ? -errno : 0;
+	return fd < 0 ? at_new_name(e, create_named, -1) : fd;
 }
 
 /*
@@ -289,14 +462,14 @@ static int write_temp(int fd, void (*emit)(FILE *f, const void *arg), const void
 
 /*
  * The named temp file over path: over nothing if there was nothing (a file
- * that appeared meanwhile is claimed first), else over the regular file we hold.
+ * that appeared meanwhile is claimed first), else over the regular file claimed.
  */
 static int put_in_place(struct export *e, bool absent)
 {
 	int err;
 
 	if (absent) {
-		if (!renameat2(AT_FDCWD, e->tmp, AT_FDCWD, e->path, RENAME_NOREPLACE))
+		if (!renameat2(e->dirfd, e->tmp, e->dirfd, e->base, RENAME_NOREPLACE))
 			return 0;
 		if (errno != EEXIST && errno != EINVAL)
 			return -errno;
@@ -307,43 +480,53 @@ static int put_in_place(struct export *e, bool absent)
 				return err;
 		}
 	}
-	return rename(e->tmp, e->path) ? -errno : 0;
+	return renameat(e->dirfd, e->tmp, e->dirfd, e->base) ? -errno : 0;
 }
 
-int export__write(struct export *e, void (*emit)(FILE *f, const void *arg), const void *arg)
+/* One export written and put in place, as the one writer. */
+static int write_export(struct export *e, void (*emit)(FILE *f, const void *arg), const void *arg)
 {
 	bool named, ours, absent;
 	int fd, err;
 
-	e->why = (struct export_why){};
-	err = claim(e, &absent);
+	err = hold_lock(e);
+	if (!err)
+		err = claim(e, &absent);
 	if (err)
 		return err;
-	/* a name at tmp that open_temp() or linkat() refused is not ours to remove */
+	/* a name that open_temp() or linkat() refused is not ours to remove */
 	fd = open_temp(e, &named);
 	if (fd < 0)
 		return fd;
 	ours = named;
 	err = write_temp(fd, emit, arg);
-	if (!err)
-		err = lock_file(fd, &e->why.holder); /* a new file: no one else has it */
 	if (!err && !named) {
-		err = name_temp(fd, e->tmp);
+		err = at_new_name(e, link_named, fd);
 		ours = !err;
 	}
 	if (!err)
 		err = put_in_place(e, absent);
-	if (err) {
-		if (ours)
-			unlink(e->tmp);
-		close(fd);
-		return err;
-	}
-	if (e->held >= 0)
-		close(e->held);
-	e->held = fd;
-	fstat(fd, &e->held_st);
-	return 0;
+	if (err && ours)
+		unlinkat(e->dirfd, e->tmp, 0);
+	if (!err && fstat(fd, &e->written))
+		e->written.st_ino = 0;
+	/* not held: a file open for writing would keep a remount read-only busy */
+	close(fd);
+	return err;
+}
+
+int export__write(struct export *e, void (*emit)(FILE *f, const void *arg), const void *arg)
+{
+	int err;
+
+	e->why = (struct export_why){};
+	err = check_dir(e);
+	if (!err)
+		err = write_export(e, emit, arg);
+	/* a write that failed because the directory went is said as that */
+	if (err && err != -ESTALE && check_dir(e) == -ESTALE)
+		return -ESTALE;
+	return err;
 }
 
 const struct export_why *export__why(const struct export *e)
@@ -351,14 +534,10 @@ const struct export_why *export__why(const struct export *e)
 	return &e->why;
 }
 
-bool export__dir_gone(const struct export *e)
-{
-	struct stat st;
-
-	return stat(e->dir, &st) && errno == ENOENT;
-}
-
-/* The pid in name if it is "<tmp_prefix><pid>", else 0. */
+/*
+ * The pid in name if it is "<tmp_prefix><pid>.<16 hex>" (or "<tmp_prefix><pid>",
+ * a name before the random part), else 0.
+ */
 static pid_t stale_pid(const char *name, const char *prefix)
 {
 	size_t n = strlen(prefix);
@@ -371,7 +550,10 @@ static pid_t stale_pid(const char *name, const char *prefix)
 	if (*name < '1' || *name > '9')
 		return 0;
 	pid = strtol(name, &end, 10);
-	return *end || pid <= 0 || pid > INT_MAX ? 0 : (pid_t)pid;
+	if (*end && (*end != '.' || strlen(end + 1) != TMP_RANDOM ||
+		     strspn(end + 1, "0123456789abcdef") != TMP_RANDOM))
+		return 0;
+	return pid <= 0 || pid > INT_MAX ? 0 : (pid_t)pid;
 }
 
 static bool runs(pid_t pid)
@@ -379,22 +561,36 @@ static bool runs(pid_t pid)
 	return pid == getpid() || !kill(pid, 0) || errno == EPERM;
 }
 
+/* A killed writer's temp file: a regular file of ours, not linked elsewhere. */
+static bool left_by_us(int dirfd, const char *name)
+{
+	struct stat st;
+
+	return !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
+	       st.st_uid == geteuid() && st.st_nlink == 1;
+}
+
+/* The lock file never matches the temp names: ".<base>.lock" has no ".tmp.<pid>". */
 int export__remove_stale(const struct export *e)
 {
 	struct dirent *d;
-	struct stat st;
-	int removed = 0;
-	DIR *dir = opendir(e->dir);
+	int removed = 0, fd;
+	DIR *dir;
 
-	if (!dir)
+	fd = openat(e->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return 0;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return 0;
+	}
 	while ((d = readdir(dir))) {
 		pid_t pid = stale_pid(d->d_name, e->tmp_prefix);
 
-		if (!pid || runs(pid) || fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
-		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		if (!pid || runs(pid) || !left_by_us(e->dirfd, d->d_name))
 			continue;
-		removed += !unlinkat(dirfd(dir), d->d_name, 0);
+		removed += !unlinkat(e->dirfd, d->d_name, 0);
 	}
 	closedir(dir);
 	return removed;
@@ -420,10 +616,40 @@ static const char *file_kind(mode_t type)
 	}
 }
 
+/* A lock file that drainstat did not make: what it is, never followed nor written. */
+static void describe_lock(const char *shown, const struct export_why *why, char *buf, size_t size)
+{
+	char what[64];
+
+	if (why->found != S_IFREG)
+		snprintf(what, sizeof(what), "%s", file_kind(why->found));
+	else if (why->owner != geteuid())
+		snprintf(what, sizeof(what), "a file of uid %u", (unsigned int)why->owner);
+	else
+		snprintf(what, sizeof(what), "a file with %lu hard links",
+			 (unsigned long)why->links);
+	snprintf(buf, size,
+		 "the lock file beside %s is %s, not one drainstat made: remove it (it is never "
+		 "followed nor written)",
+		 shown, what);
+}
+
 void export__describe(const char *shown, int err, const struct export_why *why, char *buf,
 		      size_t size)
 {
-	if (err == -ELOOP && why->found == S_IFLNK)
+	if (err == -ELOOP && why->dir_link)
+		snprintf(buf, size,
+			 "the directory of %s is a symbolic link: --prom never follows one (it "
+			 "could be pointed elsewhere): give the directory's own path",
+			 shown);
+	else if (err == -ESTALE)
+		snprintf(buf, size, "the directory of %s was %s", shown,
+			 why->dir_moved
+			     ? "moved or replaced: --prom never follows it to its new place"
+			     : "removed: nothing to export to");
+	else if (err == -EPERM && why->lock_planted)
+		describe_lock(shown, why, buf, size);
+	else if (err == -ELOOP && why->found == S_IFLNK)
 		snprintf(buf, size,
 			 "%s is a symbolic link: --prom never follows one (its rename would "
 			 "replace the link): give the file's own path",
@@ -441,8 +667,8 @@ void export__describe(const char *shown, int err, const struct export_why *why, 
 			 shown, (int)why->holder);
 	else if (err == -EBUSY)
 		snprintf(buf, size,
-			 "%s is being written by a process in another PID namespace: an "
-			 "export has one writer",
+			 "%s is being written by another process (another drainstat?): an export "
+			 "has one writer",
 			 shown);
 	else if (err == -EEXIST && why->foreign)
 		snprintf(buf, size,

@@ -51,6 +51,8 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* past RLIMIT_FSIZE a write fails with EFBIG, said as a full disk, not a silent kill */
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 /*
@@ -98,9 +100,10 @@ static void describe_export_error(const struct session *s, int err, char *msg, s
 
 /*
  * An export that fails in flight is said once, and once more when it works
- * again; the run goes on. Not when another writer holds the file or its
- * directory is gone (nothing will come of a next try), nor for the last export
- * (the file would not hold the run's numbers): those end the run, exit 74.
+ * again; the run goes on. Not when another writer holds the lock (-EBUSY) or
+ * the directory is no longer at its path (-ESTALE: removed, or moved and never
+ * followed): nothing will come of a next try; nor for the last export (the
+ * file would not hold the run's numbers): those end the run, exit 74.
  */
 /* Which report: the export's first fails the start, as its last fails the end. */
 enum report_moment { REPORT_FIRST, REPORT_EVERY, REPORT_LAST };
@@ -116,12 +119,8 @@ static int export_now(struct session *s, const struct model *m, enum report_mome
 		s->export_err = 0;
 		return EXIT_OK;
 	}
-	/* gone since the start: at the start, it was never there (said below) */
-	if (when != REPORT_FIRST && export__dir_gone(s->export))
-		return fail(EXIT_EXPORT, "the directory of %s is gone: nothing to export to",
-			    s->prom_shown);
 	describe_export_error(s, err, msg, sizeof(msg));
-	if (err == -EBUSY || when != REPORT_EVERY)
+	if (err == -EBUSY || err == -ESTALE || when != REPORT_EVERY)
 		return fail(EXIT_EXPORT, "%s%s", msg,
 			    when == REPORT_LAST ? " (the final export)" : "");
 	if (err != s->export_err)

@@ -74,6 +74,21 @@ as_untrusted() {
 	"${AS_UNTRUSTED[@]}" "$@"
 }
 
+# one_line CODE NAME PATTERN CMD...: CMD exits CODE, its stderr one line matching PATTERN
+one_line() {
+	local code=$1 name=$2 pattern=$3 err rc
+	shift 3
+	err=$(timeout -s KILL 30 "$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -ne "$code" ]; then
+		fail "$name" "exit $rc, want $code; stderr '$err'"
+	elif [ "$(wc -l <<<"$err")" -ne 1 ] || ! grep -q -- "^drainstat: .*$pattern" <<<"$err"; then
+		fail "$name" "stderr '$err', want one line matching '$pattern'"
+	else
+		pass "$name"
+	fi
+}
+
 # check_mode FILE: the report's first line states a mode, the one asked for
 # when DRAINSTAT_MODE is set.
 check_mode() {

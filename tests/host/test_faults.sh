@@ -89,11 +89,18 @@ mount -t tmpfs -o ro,size=64k none "$TMPDIR_TEST/ro"
 expect_fail 74 "--prom in a read-only directory: exit 74" \
 	"$DRAINSTAT" --prom "$TMPDIR_TEST/ro/x.prom" -d 1
 umount "$TMPDIR_TEST/ro"
+# (the temp names end in 64 random bits: a plant at drainstat's own pid's
+# names, old style and new, collides with none; test_untrusted_export.sh
+# plants as a user). The shell plants at its own pid, then becomes drainstat.
 mkdir "$TMPDIR_TEST/sym"
-ln -s /etc/passwd "$TMPDIR_TEST/sym/.x.prom.tmp.$$" # not drainstat's pid: harmless
-"$DRAINSTAT" --prom "$TMPDIR_TEST/sym/x.prom" -d 0.2 >/dev/null 2>&1
-check "--prom beside a planted temp symlink: its target untouched" \
-	bash -c "[ -L '$TMPDIR_TEST/sym/.x.prom.tmp.$$' ] && cmp -s /etc/passwd '$TMPDIR_TEST/sym/.x.prom.tmp.$$'"
+SYM=$TMPDIR_TEST/sym/.x.prom.tmp
+bash -c 'ln -s /etc/passwd "$1.$$" && ln -s /etc/passwd "$1.$$.0000000000000000" &&
+	exec "${@:2}"' plant "$SYM" "$DRAINSTAT" --prom "$TMPDIR_TEST/sym/x.prom" -d 0.2 >/dev/null 2>&1
+expect_eq "--prom beside temp symlinks planted at its pid: exit 0" $? 0
+check "--prom beside temp symlinks planted at its pid: written" \
+	grep -q '^drainstat_info{' "$TMPDIR_TEST/sym/x.prom"
+expect_eq "--prom beside temp symlinks planted at its pid: both untouched" \
+	"$(find "$TMPDIR_TEST/sym" -name '.x.prom.tmp.*' -type l -lname /etc/passwd | wc -l)" 2
 # (a symlink at the path itself, and what else is not a regular file: test_harm.sh)
 # a full filesystem: at start, exit 74; in flight, one message until it works
 # again, the previous export stays whole and the run goes on; a final export
@@ -117,8 +124,8 @@ wait_until 10 grep -q 'No space left on device' "$TMPDIR_TEST/full.err"
 sleep 0.3 # three more intervals, each failing
 check "filesystem full in flight: the export left is whole" \
 	bash -c "promtool check metrics <'$TMPDIR_TEST/full/x.prom' >/dev/null 2>&1"
-check "filesystem full in flight: no temp file left" \
-	bash -c "[ \$(ls -A '$TMPDIR_TEST/full' | wc -l) -eq 2 ]"
+expect_eq "filesystem full in flight: no temp file left" \
+	"$(ls -A "$TMPDIR_TEST/full" | tr '\n' ' ')" ".x.prom.lock filler x.prom "
 rm "$TMPDIR_TEST/full/filler"
 wait_until 10 grep -q 'x.prom written again$' "$TMPDIR_TEST/full.err"
 kill -INT $FULL

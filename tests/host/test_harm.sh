@@ -8,21 +8,6 @@
 set -u
 . tests/host/lib.sh
 
-# one_line CODE NAME PATTERN CMD...: CMD exits CODE, its stderr one line matching PATTERN
-one_line() {
-	local code=$1 name=$2 pattern=$3 err rc
-	shift 3
-	err=$(timeout -s KILL 30 "$@" 2>&1 >/dev/null)
-	rc=$?
-	if [ $rc -ne "$code" ]; then
-		fail "$name" "exit $rc, want $code; stderr '$err'"
-	elif [ "$(wc -l <<<"$err")" -ne 1 ] || ! grep -q -- "^drainstat: .*$pattern" <<<"$err"; then
-		fail "$name" "stderr '$err', want one line matching '$pattern'"
-	else
-		pass "$name"
-	fi
-}
-
 # ---- the export replaces nothing but a regular file
 
 DIR=$TMPDIR_TEST/ex
@@ -98,7 +83,7 @@ check "export directory removed: the run ends" bash -c "! kill -0 $GONE 2>/dev/n
 wait $GONE
 expect_eq "export directory removed: exit 74" $? 74
 check "export directory removed: said once" \
-	test "$(grep -c 'the directory of .*/gone/x.prom is gone' "$TMPDIR_TEST/gone.err")" = 1
+	test "$(grep -c 'the directory of .*/gone/x.prom was removed' "$TMPDIR_TEST/gone.err")" = 1
 
 # ---- a report that cannot be written ends the run
 one_line 1 "stdout full: exit 1" "cannot write the report to stdout: No space left on device" \

@@ -149,8 +149,8 @@ fi
 # a kill between naming the temp file and renaming it leaves that (whole) file;
 # the next drainstat on the same export removes it
 "$DRAINSTAT" --prom "$DIR/x.prom" -d 0.1 >/dev/null 2>&1
-expect_eq "SIGKILL x$KILLS: the export directory holds the export only, after one more run" \
-	"$(ls -A "$DIR" | grep -v -e '^copies$' -e '^stop$')" x.prom
+expect_eq "SIGKILL x$KILLS: the export directory holds the export (and its lock) only, after one more run" \
+	"$(ls -A "$DIR" | grep -v -e '^copies$' -e '^stop$' | tr '\n' ' ')" ".x.prom.lock x.prom "
 COPIES=$(ls "$DIR/copies" | wc -l)
 check "SIGKILL x$KILLS: the reader saw exports ($COPIES)" test "$COPIES" -gt 100
 # whole: every copy ends with the last series of a full export, and its
