@@ -374,7 +374,13 @@ static int new_temp_name(struct export *e)
 	uint64_t r;
 	int n;
 
-	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+	/*
+	 * GRND_INSECURE: never waits for the kernel's generator to be seeded (a
+	 * service started early in boot); unpredictable is all a name needs.
+	 * Kernels before 5.6 refuse the flag.
+	 */
+	if (getrandom(&r, sizeof(r), GRND_INSECURE) != (ssize_t)sizeof(r) &&
+	    getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
 		return errno_or(-EIO);
 	n = snprintf(e->tmp, sizeof(e->tmp), "%s%d.%0*llx", e->tmp_prefix, (int)getpid(),
 		     TMP_RANDOM, (unsigned long long)r);

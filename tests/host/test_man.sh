@@ -46,7 +46,7 @@ else
 fi
 
 for s in NAME SYNOPSIS DESCRIPTION MODES OPTIONS OUTPUT SIGNALS FILES "EXIT STATUS" \
-	EXAMPLES "SEE ALSO"; do
+	EXAMPLES "SEE ALSO" "SECURITY CONSIDERATIONS"; do
 	check "section $s" grep -qx "$s" <(render)
 done
 
