@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The BPF side's lifecycle: choose the mode by trying, load, attach, read
- * snapshots, detach. The one place that knows which hooks each mode uses.
+ * snapshots, detach. Which hooks each mode uses it reads from hooks.c's table.
  */
 #ifndef TRACER_H
 #define TRACER_H
@@ -25,13 +25,8 @@ enum drain_mode {
  */
 struct tracer_symbols {
 	__u64 drain_work_fn; /* lru_add_drain_per_cpu's address: marks drain works */
-	/*
-	 * "__lru_add_drain_all" if it has a symbol of that exact name (6.18),
-	 * else NULL. A compiler clone (.constprop.0, ...) is not hooked: fentry
-	 * finds no BTF for it, and its arguments may be gone.
-	 */
-	const char *drain_fn;
-	bool has_cache_disable; /* lru_cache_disable() exists (5.13 and later) */
+	/* bit i: hook_fns[i]'s function is in kallsyms (asked only of rows if_in_kallsyms) */
+	__u32 hooks_in_kallsyms;
 	/*
 	 * The addresses a kretprobe puts in a return address's place, 0 if none:
 	 * __kretprobe_trampoline, and arch_rethook_trampoline where kretprobes
