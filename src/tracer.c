@@ -21,10 +21,10 @@
 #include "tracer.h"
 #include "tracer_int.h"
 
-/* One program to attach: a kprobe or fentry/fexit names its function, others attach by section. */
+/* One program to attach. */
 struct hook {
 	struct bpf_program *prog;
-	const char *kfunc;
+	const char *kfunc; /* a drain hook's function: a kprobe's, an fentry's target; else NULL */
 	bool retprobe;
 	bool *seen; /* optional hook: set when attached; NULL: required */
 	int *why;   /* optional hook: -errno of its attach when it failed */

@@ -59,7 +59,7 @@ struct tracer_opts {
 	 */
 	int (*loaded)(void *arg);
 	void *callback_arg;	 /* symbols() and loaded() get it */
-	int drain_all_btf_id;	 /* lru_add_drain_all()'s BTF id, -errno if none */
+	int drain_all_btf_id;	 /* the required drain hook's BTF id (hooks.c), -errno if none */
 	bool count_ipis;	 /* --ipis, where the ipi:ipi_send_cpu tracepoint exists */
 	const char *tracefs;	 /* where tracefs is mounted */
 	__u64 slow_threshold_ns; /* -T; 0: no slow-drain log */
@@ -92,11 +92,12 @@ struct tracer_features {
 	bool fadvise;	 /* syscalls:sys_enter/exit_fadvise64 attached */
 	int fadvise_err; /* if not: -errno of their attach */
 	bool ipi;	 /* ipi:ipi_send_cpu attached (about 6.4 and later) */
-	bool local;	 /* lru_add_drain() hooked */
-	bool own;	 /* lru_add_drain_cpu() hooked: a drain's own local drain (6.18+) */
-	int own_err;	 /* -errno of a load with those hooks that failed, 0 if none */
-	bool forced;	 /* lru_cache_disable() hooked */
-	bool inner;	 /* __lru_add_drain_all() hooked too */
+	/* the drain hooks' features, each a row's of hooks.c: on when all its hooks attached */
+	bool local;  /* the local drain */
+	bool own;    /* a drain's own local drain (6.18+) */
+	int own_err; /* -errno of a load with those hooks that failed, 0 if none */
+	bool forced; /* forced drains */
+	bool inner;  /* the drain's inner function, where it has a symbol (6.18) */
 };
 
 enum tracer_step {
