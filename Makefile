@@ -146,13 +146,13 @@ $(OUT)/bench/cpus: bench/cpus.c $(LIB_OBJS)
 	mkdir -p $(@D)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o,$^) $(LDFLAGS) $(LDLIBS)
 
-$(OUT)/bench/empty_loader: bench/empty_loader.c $(OUT)/bench_empty.skel.h $(OUT)/probe.o
+$(OUT)/bench/empty_loader: bench/empty_loader.c $(OUT)/bench_empty.skel.h $(OUT)/probe.o $(OUT)/hooks.o
 	mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $< $(OUT)/probe.o $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(OUT)/probe.o $(OUT)/hooks.o $(LDFLAGS) $(LDLIBS)
 
 # Static copies for bench/vm.sh, which prices the fentry and kprobe programs in QEMU.
-$(OUT)/static/empty_loader: bench/empty_loader.c $(OUT)/bench_empty.skel.h $(OUT)/probe.o | $(OUT)/static
-	$(CC) $(CFLAGS) -static -o $@ $< $(OUT)/probe.o $(LDLIBS)
+$(OUT)/static/empty_loader: bench/empty_loader.c $(OUT)/bench_empty.skel.h $(OUT)/probe.o $(OUT)/hooks.o | $(OUT)/static
+	$(CC) $(CFLAGS) -static -o $@ $< $(OUT)/probe.o $(OUT)/hooks.o $(LDLIBS)
 
 $(OUT)/static/bpfstats: bench/bpfstats.c | $(OUT)/static
 	$(CC) $(CFLAGS) -static -o $@ $< $(LDLIBS)

@@ -1456,7 +1456,9 @@ int drainstat_fadvise_exit(struct trace_event_raw_sys_exit *ctx)
 /*
  * Drain entry and exit: lru_add_drain_all(), lru_cache_disable() (forced), and
  * where it has a symbol __lru_add_drain_all(), which generic_fadvise() calls
- * directly since 6.18 (elsewhere it is inlined). User space picks the set.
+ * directly since 6.18 (elsewhere it is inlined). The fentry and fexit
+ * programs name no function: user space sets each one's target, and picks
+ * the set, from its table of the hooked functions (src/hooks.c).
  */
 /* A drain hook's twins (see twin_second()): two programs, one body. */
 #define TWINS(sec, name, body)                                                                     \
@@ -1472,38 +1474,39 @@ int drainstat_fadvise_exit(struct trace_event_raw_sys_exit *ctx)
 	}
 
 /* __lru_add_drain_all(bool force_all_cpus) */
-TWINS("fentry/__lru_add_drain_all", drainstat_fentry_drain,
-      drain_enter(ctx, (bool)ctx[0], CALL_INNER, true, 1))
-TWINS("fexit/__lru_add_drain_all", drainstat_fexit_drain, drain_exit(ctx, CALL_INNER, true))
-TWINS("fentry/lru_add_drain_all", drainstat_fentry_drain_all,
-      drain_enter(ctx, false, CALL_API, true, 0))
-TWINS("fexit/lru_add_drain_all", drainstat_fexit_drain_all, drain_exit(ctx, CALL_API, true))
-TWINS("fentry/lru_cache_disable", drainstat_fentry_cache_disable,
-      drain_enter(ctx, true, CALL_API, true, 0))
-TWINS("fexit/lru_cache_disable", drainstat_fexit_cache_disable, drain_exit(ctx, CALL_API, true))
+TWINS("fentry", drainstat_fentry_drain, drain_enter(ctx, (bool)ctx[0], CALL_INNER, true, 1))
+TWINS("fexit", drainstat_fexit_drain, drain_exit(ctx, CALL_INNER, true))
+/* lru_add_drain_all(void) */
+TWINS("fentry", drainstat_fentry_drain_all, drain_enter(ctx, false, CALL_API, true, 0))
+TWINS("fexit", drainstat_fexit_drain_all, drain_exit(ctx, CALL_API, true))
+/* lru_cache_disable(void) */
+TWINS("fentry", drainstat_fentry_cache_disable, drain_enter(ctx, true, CALL_API, true, 0))
+TWINS("fexit", drainstat_fexit_cache_disable, drain_exit(ctx, CALL_API, true))
 
-SEC("fentry/lru_add_drain")
+/* lru_add_drain(void) */
+SEC("fentry")
 int BPF_PROG(drainstat_fentry_local)
 {
 	local_enter(ctx, fentry_caller(ctx, 0), 0);
 	return 0;
 }
 
-SEC("fexit/lru_add_drain")
+SEC("fexit")
 int BPF_PROG(drainstat_fexit_local)
 {
 	local_exit();
 	return 0;
 }
 
-SEC("fentry/lru_add_drain_cpu")
+/* lru_add_drain_cpu(int cpu) */
+SEC("fentry")
 int BPF_PROG(drainstat_fentry_own)
 {
 	own_enter();
 	return 0;
 }
 
-SEC("fexit/lru_add_drain_cpu")
+SEC("fexit")
 int BPF_PROG(drainstat_fexit_own)
 {
 	own_exit();

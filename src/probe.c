@@ -17,6 +17,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "hooks.h"
 #include "probe.h"
 
 #ifndef CAP_PERFMON
@@ -78,10 +79,9 @@ int probe__tracefs(const char *dir)
 }
 
 /*
- * The names the facts are about. A tp_btf program attaches through its
- * tracepoint's btf_trace_ typedef.
+ * The names the facts are about, besides the required drain hook's (hooks.c).
+ * A tp_btf program attaches through its tracepoint's btf_trace_ typedef.
  */
-#define DRAIN_ALL_FN   "lru_add_drain_all"
 #define IPI_TP_TYPEDEF "btf_trace_ipi_send_cpu"
 /*
  * The "Queue PerCPU Work" series (Marcelo Tosatti, 2026; CONFIG_QPW, qpw=):
@@ -165,7 +165,7 @@ static int kernel_btf_facts(struct btf_facts *f)
 			   sizeof(btf_lookup_insns) / sizeof(btf_lookup_insns[0]), &opts);
 	if (fd < 0)
 		return -errno;
-	f->drain_all_id = kernel_btf_id(fd, DRAIN_ALL_FN, BTF_KIND_FUNC);
+	f->drain_all_id = kernel_btf_id(fd, hooks__required()->name, BTF_KIND_FUNC);
 	ipi = kernel_btf_id(fd, IPI_TP_TYPEDEF, BTF_KIND_TYPEDEF);
 	qpw = kernel_btf_id(fd, QPW_STRUCT, BTF_KIND_STRUCT);
 	err = lookup_error(f->drain_all_id);
@@ -191,7 +191,7 @@ void probe__btf_facts_of_file(const char *path, struct btf_facts *f)
 		f->drain_all_id = f->err;
 		return;
 	}
-	f->drain_all_id = btf__find_by_name_kind(btf, DRAIN_ALL_FN, BTF_KIND_FUNC);
+	f->drain_all_id = btf__find_by_name_kind(btf, hooks__required()->name, BTF_KIND_FUNC);
 	f->ipi_send_cpu = btf__find_by_name_kind(btf, IPI_TP_TYPEDEF, BTF_KIND_TYPEDEF) > 0;
 	f->qpw = btf__find_by_name_kind(btf, QPW_STRUCT, BTF_KIND_STRUCT) > 0;
 	btf__free(btf);

@@ -22,7 +22,7 @@ int probe__tracefs(const char *dir);
 /* What the kernel's BTF says about the hooks drainstat may use. */
 struct btf_facts {
 	int err;	   /* 0, or -errno if the BTF could not be parsed */
-	int drain_all_id;  /* lru_add_drain_all()'s BTF id (fentry needs it), -errno if none */
+	int drain_all_id;  /* the required drain hook's BTF id (fentry needs it), or -errno */
 	bool ipi_send_cpu; /* the ipi:ipi_send_cpu tracepoint (about 6.4 and later) */
 	bool qpw;	   /* struct qpw_struct: drain works may run on the caller's CPU */
 	bool parsed;	   /* parsed here: the kernel could not look them up */

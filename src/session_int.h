@@ -22,30 +22,30 @@
 #include "model.h"
 #include "snapshot.h"
 #include "probe.h"
+#include "hooks.h"
 #include "slowlog.h"
 #include "tracer.h"
 
 /*
- * What setup needs from kallsyms: scanned for before full and kprobe modes'
- * load, else taken from the symbol table.
+ * What setup needs from kallsyms, scanned for before full and kprobe modes'
+ * load, else taken from the symbol table: the drain work function at
+ * SYM_WORK_FN, then the hooked functions hooked only where kallsyms has them
+ * (hooks.c's rows if_in_kallsyms, in order), last the alternatives: a kernel's
+ * kretprobes return through one trampoline or the other.
  */
-enum setup_symbol {
-	SYM_WORK_FN,
-	SYM_DRAIN_ALL_INNER,
-	SYM_CACHE_DISABLE,
-	/* last, the alternatives: a kernel's kretprobes return through one or the other */
-	SYM_KRETPROBE_TRAMPOLINE,
-	SYM_RETHOOK_TRAMPOLINE,
-	SYM_NR
-};
+#define SYM_WORK_FN	0
+#define SYM_TRAMPOLINES 2
+#define SYM_MAX		(1 + HOOK_FNS_MAX + SYM_TRAMPOLINES)
 
 /* The scan for them, in a thread of its own while the main thread checks. */
 struct symbol_scan {
 	pthread_t thread;
-	bool running;	     /* started and not joined yet */
-	int err;	     /* ksyms__scan()'s */
-	__u64 ns;	     /* how long it took */
-	__u64 addrs[SYM_NR]; /* 0 for none */
+	bool running;		    /* started and not joined yet */
+	int err;		    /* ksyms__scan()'s */
+	__u64 ns;		    /* how long it took */
+	const char *names[SYM_MAX]; /* nr of them, set before the scan starts */
+	size_t nr;
+	__u64 addrs[SYM_MAX]; /* 0 for none */
 };
 
 struct session {

@@ -281,21 +281,43 @@ static int kallsyms_error(struct session *s, int err)
 
 #define ENOTSUPP_KERNEL 524 /* include/linux/errno.h: not in the uapi, no strerror() */
 
-static const char *const setup_symbol_names[SYM_NR] = {
-    [SYM_WORK_FN] = DRAIN_WORK_FN,
-    [SYM_DRAIN_ALL_INNER] = "__lru_add_drain_all",
-    [SYM_CACHE_DISABLE] = "lru_cache_disable",
-    [SYM_KRETPROBE_TRAMPOLINE] = "__kretprobe_trampoline",
-    [SYM_RETHOOK_TRAMPOLINE] = "arch_rethook_trampoline",
+static const char *const trampolines[SYM_TRAMPOLINES] = {
+    "__kretprobe_trampoline",
+    "arch_rethook_trampoline",
 };
+
+/* The names of session_int.h's symbol_scan, in its order. */
+static void symbol_names(struct symbol_scan *scan)
+{
+	size_t i, n = 0;
+
+	scan->names[n++] = DRAIN_WORK_FN;
+	for (i = 0; i < nr_hook_fns; i++)
+		if (hook_fns[i].if_in_kallsyms)
+			scan->names[n++] = hook_fns[i].name;
+	for (i = 0; i < SYM_TRAMPOLINES; i++)
+		scan->names[n++] = trampolines[i];
+	scan->nr = n;
+}
+
+/* tracer_symbols.hooks_in_kallsyms from what the scan found. */
+static __u32 hooks_in_kallsyms(const struct symbol_scan *scan)
+{
+	size_t i, k = SYM_WORK_FN + 1;
+	__u32 found = 0;
+
+	for (i = 0; i < nr_hook_fns; i++)
+		if (hook_fns[i].if_in_kallsyms && scan->addrs[k++])
+			found |= 1U << i;
+	return found;
+}
 
 static void *scan_symbols(void *arg)
 {
 	struct symbol_scan *scan = arg;
 	__u64 start = now_ns();
 
-	scan->err = ksyms__scan(KALLSYMS, setup_symbol_names, scan->addrs, SYM_NR,
-				SYM_NR - SYM_KRETPROBE_TRAMPOLINE);
+	scan->err = ksyms__scan(KALLSYMS, scan->names, scan->addrs, scan->nr, SYM_TRAMPOLINES);
 	scan->ns = now_ns() - start;
 	return NULL;
 }
@@ -358,10 +380,10 @@ static int symbols_ready(void *arg, struct tracer_symbols *syms)
 {
 	struct session *s = arg;
 	const __u64 *addrs = s->scan.addrs;
-	int i;
+	size_t i;
 
 	if (s->ksyms)
-		ksyms__find(s->ksyms, setup_symbol_names, s->scan.addrs, SYM_NR);
+		ksyms__find(s->ksyms, s->scan.names, s->scan.addrs, s->scan.nr);
 	else if (s->scan.running)
 		join_symbol_scan(s);
 	else
@@ -383,16 +405,15 @@ static int symbols_ready(void *arg, struct tracer_symbols *syms)
 	else
 		note(s, "%s at 0x%llx, found in %.1f ms by a scan of %s", DRAIN_WORK_FN,
 		     (unsigned long long)addrs[SYM_WORK_FN], (double)s->scan.ns / 1e6, KALLSYMS);
-	for (i = SYM_KRETPROBE_TRAMPOLINE; i <= SYM_RETHOOK_TRAMPOLINE; i++)
+	for (i = s->scan.nr - SYM_TRAMPOLINES; i < s->scan.nr; i++)
 		if (addrs[i])
-			note(s, "kretprobes return through %s at 0x%llx", setup_symbol_names[i],
+			note(s, "kretprobes return through %s at 0x%llx", s->scan.names[i],
 			     (unsigned long long)addrs[i]);
 	*syms = (struct tracer_symbols){
 	    .drain_work_fn = addrs[SYM_WORK_FN],
-	    .drain_fn = addrs[SYM_DRAIN_ALL_INNER] ? setup_symbol_names[SYM_DRAIN_ALL_INNER] : NULL,
-	    .has_cache_disable = addrs[SYM_CACHE_DISABLE] != 0,
-	    .kretprobe_trampoline = addrs[SYM_KRETPROBE_TRAMPOLINE],
-	    .rethook_trampoline = addrs[SYM_RETHOOK_TRAMPOLINE],
+	    .hooks_in_kallsyms = hooks_in_kallsyms(&s->scan),
+	    .kretprobe_trampoline = addrs[s->scan.nr - SYM_TRAMPOLINES],
+	    .rethook_trampoline = addrs[s->scan.nr - SYM_TRAMPOLINES + 1],
 	};
 	return 0;
 }
@@ -445,10 +466,10 @@ static int check_btf(struct session *s)
 	if (s->btf.err)
 		return fail(EXIT_NO_BTF, "cannot parse the kernel's BTF (%s): %s", BTF_PATH,
 			    strerror(-s->btf.err));
-	note(s, "BTF %s in %.1f ms: lru_add_drain_all %s, qpw_struct %s, ipi_send_cpu %s",
+	note(s, "BTF %s in %.1f ms: %s %s, qpw_struct %s, ipi_send_cpu %s",
 	     s->btf.parsed ? "parsed" : "looked up by the kernel", (double)(now_ns() - start) / 1e6,
-	     s->btf.drain_all_id > 0 ? "found" : "missing", s->btf.qpw ? "found" : "missing",
-	     s->btf.ipi_send_cpu ? "found" : "missing");
+	     hooks__required()->name, s->btf.drain_all_id > 0 ? "found" : "missing",
+	     s->btf.qpw ? "found" : "missing", s->btf.ipi_send_cpu ? "found" : "missing");
 	return EXIT_OK;
 }
 
@@ -650,9 +671,25 @@ static size_t describe_qpw(enum drain_mode mode, char *buf, size_t size)
 				    : "");
 }
 
+/*
+ * The first hooked function in the table whose feature is off and whose loss
+ * the blind spots name: one at most, as they have said it since the own local
+ * drain was hooked (issue 29).
+ */
+static const struct hook_fn *unhooked(const struct tracer_features *f)
+{
+	size_t i;
+
+	for (i = 0; i < nr_hook_fns; i++)
+		if (hook_fns[i].lost && !hooks__feature_on(&hook_fns[i], f))
+			return &hook_fns[i];
+	return NULL;
+}
+
 void setup__blind_spots(const struct tracer_features *f, bool ipis, bool qpw,
 			const char *fadvise_cause, char *buf, size_t size)
 {
+	const struct hook_fn *h;
 	size_t n = 0;
 
 	buf[0] = '\0';
@@ -665,14 +702,9 @@ void setup__blind_spots(const struct tracer_features *f, bool ipis, bool qpw,
 		    "lower bound); no lock time, piggybacked or empty drains, local "
 		    "drains",
 		    n ? "; " : "");
-	else if (!f->local && n < size)
-		n += (size_t)snprintf(buf + n, size - n,
-				      "%slocal drains (lru_add_drain not hooked)", n ? "; " : "");
-	else if (f->mode != MODE_TRACEPOINT && !f->own && n < size)
-		n += (size_t)snprintf(buf + n, size - n,
-				      "%sa drain's own local drain, 6.18+ (lru_add_drain_cpu not "
-				      "hooked): OWN-ONLY drains counted EMPTY",
-				      n ? "; " : "");
+	else if ((h = unhooked(f)) && n < size)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s (%s not hooked)%s", n ? "; " : "",
+				      h->lost, h->name, h->then);
 	if (!f->ipi && n < size)
 		n += (size_t)snprintf(buf + n, size - n, "%sIPIs (%s)", n ? "; " : "",
 				      ipis ? "no ipi:ipi_send_cpu tracepoint"
@@ -758,6 +790,7 @@ int setup__run(struct session *s)
 	 * stay in the heap until given back once attached.
 	 */
 	heap_keep(true);
+	symbol_names(&s->scan);
 	cpulist__format(s->opts->victims, s->filter_cpus, sizeof(s->filter_cpus));
 	s->fds_at_start = probe__fds_in_use();
 	code = check_pid(s);

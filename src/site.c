@@ -2,31 +2,39 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "hooks.h"
 #include "site.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Every way a drain reaches the workqueue tracepoint or a drain hook, 5.10 to 6.18. */
-static const char *const drain_functions[] = {
-    "queue_work_on",	 "__queue_work",      "__lru_add_drain_all",
-    "lru_add_drain_all", "lru_cache_disable", "lru_add_drain",
-};
+/*
+ * Every way a drain reaches the workqueue tracepoint, 5.10 to 6.18: the
+ * workqueue's functions here, the drain hooks' in hooks.c's table.
+ */
+static const char *const queue_functions[] = {"queue_work_on", "__queue_work"};
 
 /* What a tracepoint, raw tracepoint or kprobe program puts on top of the stack. */
 static const char *const glue_prefixes[] = {
     "bpf_trace_run", "__bpf_trace_", "__traceiter_", "bpf_prog_", "trace_", "__probestub_",
 };
 
-/* Compares name without a compiler clone suffix: .constprop.0, .isra.0, .part.0, .cold */
+/* name is want, but for a compiler clone suffix: .constprop.0, .isra.0, .part.0, .cold */
+static bool same_function(const char *name, size_t len, const char *want)
+{
+	return strlen(want) == len && !strncmp(name, want, len);
+}
+
 static bool is_drain_function(const char *name)
 {
 	size_t len = strcspn(name, ".");
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(drain_functions); i++) {
-		if (strlen(drain_functions[i]) == len && !strncmp(name, drain_functions[i], len))
+	for (i = 0; i < ARRAY_SIZE(queue_functions); i++)
+		if (same_function(name, len, queue_functions[i]))
 			return true;
-	}
+	for (i = 0; i < nr_hook_fns; i++)
+		if (hook_fns[i].on_stacks && same_function(name, len, hook_fns[i].name))
+			return true;
 	return false;
 }
 

@@ -18,10 +18,10 @@
 int site__pick(const char *const *frames, int n);
 
 /*
- * True for the drain functions (queue_work_on, __queue_work, __lru_add_drain_all,
- * lru_add_drain_all, lru_cache_disable, lru_add_drain), also as compiler clones
- * such as __lru_add_drain_all.constprop.0, and for the tracing glue on top of a
- * BPF stack.
+ * True for the drain functions (queue_work_on, __queue_work, and the hooked
+ * functions a drain's stack passes: hooks.c), also as compiler clones such as
+ * __lru_add_drain_all.constprop.0, and for the tracing glue on top of a BPF
+ * stack.
  */
 bool site__is_machinery(const char *name);
 

@@ -15,15 +15,16 @@
 
 #include "drainstat.h" /* before the skeleton: its .bss holds a struct of ours */
 #include "drainstat.skel.h"
+#include "hooks.h"
 #include "probe.h"
 #include "site.h"
 #include "tracer.h"
 #include "tracer_int.h"
 
-/* One program to attach: a kprobe names its function, others attach by section. */
+/* One program to attach. */
 struct hook {
 	struct bpf_program *prog;
-	const char *kfunc;
+	const char *kfunc; /* a drain hook's function: a kprobe's, an fentry's target; else NULL */
 	bool retprobe;
 	bool *seen; /* optional hook: set when attached; NULL: required */
 	int *why;   /* optional hook: -errno of its attach when it failed */
@@ -72,61 +73,29 @@ static void add_explained(struct plan *p, struct bpf_program *prog, bool *seen, 
 	p->hooks[p->nr - 1].why = why;
 }
 
-/*
- * lru_add_drain_all() and lru_cache_disable() are the API. Since 6.18
- * generic_fadvise() calls __lru_add_drain_all() directly, so where that has a
- * symbol it is hooked too; the BPF side counts a nested entry as the same drain.
- * It is optional: "static inline" makes it notrace (6.12: not in
- * available_filter_functions, fentry EBUSY, kprobe EINVAL).
- */
-static void plan_full(struct plan *p, struct drainstat_bpf *s, const struct tracer_symbols *o,
-		      struct tracer_features *f)
+/* Whether row i of the table is hooked here: a missing function, or a load it failed, is not. */
+static bool row_hooked(size_t i, const struct tracer_symbols *syms, const struct tracer_features *f)
 {
-	add(p, s->progs.drainstat_fentry_drain_all, NULL, false, NULL);
-	add(p, s->progs.drainstat_fentry_drain_all_twin, NULL, false, NULL);
-	add(p, s->progs.drainstat_fexit_drain_all, NULL, false, NULL);
-	add(p, s->progs.drainstat_fexit_drain_all_twin, NULL, false, NULL);
-	if (o->has_cache_disable) {
-		add(p, s->progs.drainstat_fentry_cache_disable, NULL, false, &f->forced);
-		add(p, s->progs.drainstat_fentry_cache_disable_twin, NULL, false, &f->forced);
-		add(p, s->progs.drainstat_fexit_cache_disable, NULL, false, &f->forced);
-		add(p, s->progs.drainstat_fexit_cache_disable_twin, NULL, false, &f->forced);
-	}
-	if (o->drain_fn) {
-		add(p, s->progs.drainstat_fentry_drain, NULL, false, &f->inner);
-		add(p, s->progs.drainstat_fentry_drain_twin, NULL, false, &f->inner);
-		add(p, s->progs.drainstat_fexit_drain, NULL, false, &f->inner);
-		add(p, s->progs.drainstat_fexit_drain_twin, NULL, false, &f->inner);
-	}
-	add(p, s->progs.drainstat_fentry_local, NULL, false, &f->local);
-	add(p, s->progs.drainstat_fexit_local, NULL, false, &f->local);
-	/* the drain's own local drain (6.18+), unless a load with it failed */
-	if (f->own_err)
-		return;
-	add(p, s->progs.drainstat_fentry_own, NULL, false, &f->own);
-	add(p, s->progs.drainstat_fexit_own, NULL, false, &f->own);
+	const struct hook_fn *h = &hook_fns[i];
+
+	if (h->if_in_kallsyms && !(syms->hooks_in_kallsyms & 1U << i))
+		return false;
+	return !(h->reads_ksyms && f->own_err);
 }
 
-static void plan_kprobe(struct plan *p, struct drainstat_bpf *s, const struct tracer_symbols *o,
-			struct tracer_features *f)
+/* Full mode: fentry, its twin, fexit, its twin; kprobe mode: kprobe, kretprobe. */
+static void plan_row(struct plan *p, struct drainstat_bpf *s, const struct hook_fn *h,
+		     enum drain_mode mode, struct tracer_features *f)
 {
-	add(p, s->progs.drainstat_kprobe_drain_all, "lru_add_drain_all", false, NULL);
-	add(p, s->progs.drainstat_kretprobe_api, "lru_add_drain_all", true, NULL);
-	if (o->has_cache_disable) {
-		add(p, s->progs.drainstat_kprobe_cache_disable, "lru_cache_disable", false,
-		    &f->forced);
-		add(p, s->progs.drainstat_kretprobe_api, "lru_cache_disable", true, &f->forced);
-	}
-	if (o->drain_fn) {
-		add(p, s->progs.drainstat_kprobe_drain, o->drain_fn, false, &f->inner);
-		add(p, s->progs.drainstat_kretprobe_drain, o->drain_fn, true, &f->inner);
-	}
-	add(p, s->progs.drainstat_kprobe_local, "lru_add_drain", false, &f->local);
-	add(p, s->progs.drainstat_kretprobe_local, "lru_add_drain", true, &f->local);
-	if (f->own_err)
-		return;
-	add(p, s->progs.drainstat_kprobe_own, "lru_add_drain_cpu", false, &f->own);
-	add(p, s->progs.drainstat_kretprobe_own, "lru_add_drain_cpu", true, &f->own);
+	const char *full[] = {h->fentry[0], h->fentry[1], h->fexit[0], h->fexit[1]};
+	const char *kprobe[] = {h->kprobe, h->kretprobe};
+	const char **progs = mode == MODE_FULL ? full : kprobe;
+	int i, n = mode == MODE_FULL ? 4 : 2;
+
+	for (i = 0; i < n; i++)
+		if (progs[i])
+			add(p, bpf_object__find_program_by_name(s->obj, progs[i]), h->name,
+			    mode == MODE_KPROBE && i == 1, hooks__feature(h, f));
 }
 
 /* What each mode loads and attaches; everything else stays unloaded. */
@@ -134,6 +103,8 @@ static void plan_mode(struct plan *p, struct drainstat_bpf *s, const struct trac
 		      const struct tracer_symbols *syms, enum drain_mode mode,
 		      struct tracer_features *f)
 {
+	size_t i;
+
 	p->nr = 0;
 	add(p, s->progs.drainstat_queue_work, NULL, false, NULL);
 	add(p, s->progs.drainstat_execute_start, NULL, false, NULL);
@@ -143,15 +114,13 @@ static void plan_mode(struct plan *p, struct drainstat_bpf *s, const struct trac
 	/* a tp_btf program on a missing tracepoint would fail the whole load */
 	if (o->count_ipis)
 		add(p, s->progs.drainstat_ipi_send_cpu, NULL, false, &f->ipi);
-	if (mode == MODE_FULL)
-		plan_full(p, s, syms, f);
-	else if (mode == MODE_KPROBE)
-		plan_kprobe(p, s, syms, f);
+	for (i = 0; mode != MODE_TRACEPOINT && i < nr_hook_fns; i++)
+		if (row_hooked(i, syms, f))
+			plan_row(p, s, &hook_fns[i], mode, f);
 }
 
 static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
-		     const struct tracer_symbols *syms, const struct plan *plan,
-		     enum drain_mode mode, int nr_cpus)
+		     const struct plan *plan, enum drain_mode mode, int nr_cpus)
 {
 	struct bpf_program *prog;
 	int i, err = 0;
@@ -179,14 +148,6 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 		err = bpf_program__set_autoload(plan->hooks[i].prog, true);
 	if (!err)
 		err = bpf_program__set_autoload(skel->progs.drainstat_running, true);
-	if (!err && mode == MODE_FULL && syms->drain_fn) {
-		struct bpf_program *inner[] = {
-		    skel->progs.drainstat_fentry_drain, skel->progs.drainstat_fentry_drain_twin,
-		    skel->progs.drainstat_fexit_drain, skel->progs.drainstat_fexit_drain_twin};
-
-		for (i = 0; i < (int)(sizeof(inner) / sizeof(inner[0])) && !err; i++)
-			err = bpf_program__set_attach_target(inner[i], 0, syms->drain_fn);
-	}
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.cpus, (__u32)nr_cpus);
 	if (!err)
@@ -299,7 +260,7 @@ static int mode_needs(const struct tracer_opts *opts, enum drain_mode mode, int 
 	if (!skel)
 		return -errno;
 	plan_mode(&plan, skel, opts, &syms, mode, &features);
-	err = configure(skel, opts, &syms, &plan, mode, nr_cpus);
+	err = configure(skel, opts, &plan, mode, nr_cpus);
 	if (!err) {
 		count_needs(skel, &plan, nr_cpus, needs);
 		needs->fds += opts->fds_beside;
@@ -334,7 +295,7 @@ static int attach_hook(struct tracer *t, const struct hook *h, int *at)
 	struct bpf_link *link;
 
 	*at = -1;
-	if (h->kfunc)
+	if (bpf_program__type(h->prog) == BPF_PROG_TYPE_KPROBE)
 		link = bpf_program__attach_kprobe(h->prog, h->retprobe, h->kfunc);
 	else
 		link = bpf_program__attach(h->prog);
@@ -488,6 +449,23 @@ static int check_fds(const struct tracer *t, const struct tracer_opts *opts,
 	return -EMFILE;
 }
 
+/*
+ * Full mode's programs name no function in their section: each gets its row's
+ * before the load, which resolves it in the kernel's BTF as it would a section's.
+ */
+static int set_targets(const struct plan *plan)
+{
+	const struct hook *h;
+	int i, err = 0;
+
+	for (i = 0; i < plan->nr && !err; i++) {
+		h = &plan->hooks[i];
+		if (h->kfunc && bpf_program__type(h->prog) == BPF_PROG_TYPE_TRACING)
+			err = bpf_program__set_attach_target(h->prog, 0, h->kfunc);
+	}
+	return err;
+}
+
 /* libbpf says ESRCH for a kernel BTF it could not parse, whatever the cause: which was it? */
 static int load_error(int err)
 {
@@ -530,13 +508,16 @@ static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain
 	if (!t->skel)
 		return -errno;
 	plan_mode(&plan, t->skel, opts, &t->syms, mode, &t->features);
-	err = configure(t->skel, opts, &t->syms, &plan, mode, t->nr_cpus);
+	err = configure(t->skel, opts, &plan, mode, t->nr_cpus);
 	if (!err) {
 		*failed = TRACER_LOAD;
 		err = check_fds(t, opts, &plan);
 	}
 	if (!err) {
-		err = load_error(drainstat_bpf__load(t->skel));
+		err = set_targets(&plan);
+		if (!err)
+			err = drainstat_bpf__load(t->skel);
+		err = load_error(err);
 		if (err && retry_without_own(t, mode, err)) {
 			unload(t);
 			return try_mode(t, opts, mode, failed);

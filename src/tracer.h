@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The BPF side's lifecycle: choose the mode by trying, load, attach, read
- * snapshots, detach. The one place that knows which hooks each mode uses.
+ * snapshots, detach. Which hooks each mode uses it reads from hooks.c's table.
  */
 #ifndef TRACER_H
 #define TRACER_H
@@ -25,13 +25,8 @@ enum drain_mode {
  */
 struct tracer_symbols {
 	__u64 drain_work_fn; /* lru_add_drain_per_cpu's address: marks drain works */
-	/*
-	 * "__lru_add_drain_all" if it has a symbol of that exact name (6.18),
-	 * else NULL. A compiler clone (.constprop.0, ...) is not hooked: fentry
-	 * finds no BTF for it, and its arguments may be gone.
-	 */
-	const char *drain_fn;
-	bool has_cache_disable; /* lru_cache_disable() exists (5.13 and later) */
+	/* bit i: hook_fns[i]'s function is in kallsyms (asked only of rows if_in_kallsyms) */
+	__u32 hooks_in_kallsyms;
 	/*
 	 * The addresses a kretprobe puts in a return address's place, 0 if none:
 	 * __kretprobe_trampoline, and arch_rethook_trampoline where kretprobes
@@ -64,7 +59,7 @@ struct tracer_opts {
 	 */
 	int (*loaded)(void *arg);
 	void *callback_arg;	 /* symbols() and loaded() get it */
-	int drain_all_btf_id;	 /* lru_add_drain_all()'s BTF id, -errno if none */
+	int drain_all_btf_id;	 /* the required drain hook's BTF id (hooks.c), -errno if none */
 	bool count_ipis;	 /* --ipis, where the ipi:ipi_send_cpu tracepoint exists */
 	const char *tracefs;	 /* where tracefs is mounted */
 	__u64 slow_threshold_ns; /* -T; 0: no slow-drain log */
@@ -97,11 +92,12 @@ struct tracer_features {
 	bool fadvise;	 /* syscalls:sys_enter/exit_fadvise64 attached */
 	int fadvise_err; /* if not: -errno of their attach */
 	bool ipi;	 /* ipi:ipi_send_cpu attached (about 6.4 and later) */
-	bool local;	 /* lru_add_drain() hooked */
-	bool own;	 /* lru_add_drain_cpu() hooked: a drain's own local drain (6.18+) */
-	int own_err;	 /* -errno of a load with those hooks that failed, 0 if none */
-	bool forced;	 /* lru_cache_disable() hooked */
-	bool inner;	 /* __lru_add_drain_all() hooked too */
+	/* the drain hooks' features, each a row's of hooks.c: on when all its hooks attached */
+	bool local;  /* the local drain */
+	bool own;    /* a drain's own local drain (6.18+) */
+	int own_err; /* -errno of a load with those hooks that failed, 0 if none */
+	bool forced; /* forced drains */
+	bool inner;  /* the drain's inner function, where it has a symbol (6.18) */
 };
 
 enum tracer_step {
