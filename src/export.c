@@ -242,26 +242,69 @@ static int lock_refused(struct export *e, int err)
 }
 
 /*
+ * The file an O_PATH descriptor names, opened for reading: the same inode,
+ * looked up no more (an O_PATH open calls no driver and waits for no one, so
+ * what it names is checked first: a device another user linked there is
+ * never opened). O_NONBLOCK: a lease its owner holds does not hold us.
+ */
+static int reopen(int path_fd)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path_fd);
+	return open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+}
+
+/*
+ * The lock file, open for reading: a new one of ours (O_EXCL), or the one
+ * there if check_lock() finds it ours (looked at through O_PATH before it is
+ * opened). e->lock_st gets what was opened.
+ */
+static int open_lock(struct export *e)
+{
+	int tries, fd = -1, path_fd, err = -EAGAIN;
+
+	for (tries = 0; tries < 8 && err == -EAGAIN; tries++) {
+		fd = openat(e->dirfd, e->lock_name,
+			    O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+		if (fd >= 0) {
+			if (!fstat(fd, &e->lock_st))
+				return fd;
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		if (errno != EEXIST)
+			return lock_refused(e, -errno);
+		path_fd = openat(e->dirfd, e->lock_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (path_fd < 0) {
+			err = errno == ENOENT ? -EAGAIN : -errno; /* removed meanwhile: again */
+			continue;
+		}
+		err = fstat(path_fd, &e->lock_st) ? -errno : check_lock(e, &e->lock_st);
+		fd = err ? -1 : reopen(path_fd);
+		if (!err && fd < 0)
+			err = -errno;
+		close(path_fd);
+	}
+	return err ? err : fd;
+}
+
+/*
  * The second-writer check, one no other user can take part in: the export
  * itself is readable by all, and a reader's lock on it must not stop its
  * writer. An flock() on ".<base>.lock", ours, held open for the run; O_RDONLY,
- * so that the filesystem can be remounted read-only; O_NONBLOCK, so that a
- * FIFO planted there does not hang the open. -EBUSY (why.holder) if another
- * process holds it.
+ * so that the filesystem can be remounted read-only. -EBUSY (why.holder) if
+ * another process holds it.
  */
 static int take_lock(struct export *e)
 {
 	int fd, err = 0;
 
-	fd = openat(e->dirfd, e->lock_name,
-		    O_CREAT | O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
+	fd = open_lock(e);
 	if (fd < 0)
-		return lock_refused(e, -errno);
-	if (fstat(fd, &e->lock_st))
-		err = -errno;
-	if (!err)
-		err = check_lock(e, &e->lock_st);
-	if (!err && flock(fd, LOCK_EX | LOCK_NB)) {
+		return fd;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		if (err == -EBUSY)
 			e->why.holder = lock_holder(&e->lock_st);
@@ -332,15 +375,20 @@ static int check_exported(struct export *e, const struct stat *st)
 	struct stat now;
 	int fd, err = 0;
 
-	fd = openat(e->dirfd, e->base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	fd = openat(e->dirfd, e->base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? -EAGAIN : -errno;
 	if (fstat(fd, &now))
 		err = -errno;
 	else if (!same_file(&now, st))
 		err = -EAGAIN; /* replaced between the stat and the open */
-	else if (!exported(fd))
-		err = -EEXIST;
+	if (!err) {
+		int file = reopen(fd);
+
+		err = file < 0 ? -errno : exported(file) ? 0 : -EEXIST;
+		if (file >= 0)
+			close(file);
+	}
 	e->why.foreign = err == -EEXIST;
 	close(fd);
 	return err;

@@ -25,7 +25,7 @@ const struct metric_desc metric__site_count[SITE_COUNTS] = {
     /* in works_total{kind="self"} and {kind="remote"} */
     [SITE_SELF_WORKS] = {"self_works", NULL, PROM_COUNTER, NULL, SEEN_WORKS, .text = "SELF",
 			 .text_width = 4},
-    [SITE_REMOTE_WORKS] = {"remote_works", NULL, PROM_COUNTER, NULL, SEEN_WORKS},
+    [SITE_REMOTE_WORKS] = {"remote_works", NULL, PROM_COUNTER, NULL, SEEN_WORKS, .text = NULL},
     [SITE_IPIS] = {"ipis", "ipis_total", PROM_COUNTER, "IPIs sent to wake the CPUs that got works.",
 		   SEEN_IPI | SEEN_WORKS, .text = "IPIS", .text_width = 5},
 };
@@ -46,25 +46,27 @@ const struct metric_desc metric__site_hist[SITE_HISTS] = {
 		      "drain's own local drain (6.18 and later), to the first queued work.",
 		      SEEN_ENTRY | SEEN_WORKS, .text = "--- LOCK --"},
     [SITE_LOCAL_NS] = {"local_ns", "local_drains_total", PROM_HIST_COUNT,
-		       "Calls of lru_add_drain().", SEEN_LOCAL},
+		       "Calls of lru_add_drain().", SEEN_LOCAL, .text = NULL},
     [SITE_OWN_NS] = {"own_ns", "own_seconds", PROM_HISTOGRAM,
 		     "A drain's own local drain of the caller's CPU, before the mutex (Linux "
 		     "6.18 and later).",
 		     SEEN_ENTRY | SEEN_LOCAL, .text = "--- OWN ---"},
 };
 
+/* The text report's CPU table has columns of its own (.text NULL). */
 const struct metric_desc metric__cpu_count[CPU_COUNTS] = {
     [CPU_WORKS] = {"works", "victim_works_total", PROM_COUNTER, "Works run by a CPU for drains.",
-		   SEEN_WORKS},
-    [CPU_SELF_WORKS] = {"self_works", NULL, PROM_COUNTER, NULL, SEEN_WORKS},
-    [CPU_IPIS] = {"ipis", NULL, PROM_COUNTER, NULL, SEEN_IPI | SEEN_WORKS},
+		   SEEN_WORKS, .text = NULL},
+    [CPU_SELF_WORKS] = {"self_works", NULL, PROM_COUNTER, NULL, SEEN_WORKS, .text = NULL},
+    [CPU_IPIS] = {"ipis", NULL, PROM_COUNTER, NULL, SEEN_IPI | SEEN_WORKS, .text = NULL},
 };
 
 const struct metric_desc metric__cpu_hist[CPU_HISTS] = {
     [CPU_DISPATCH_NS] = {"dispatch_ns", "victim_dispatch_seconds_total", PROM_HIST_SUM,
-			 "Time works for drains waited to start on a CPU.", SEEN_WORKS},
+			 "Time works for drains waited to start on a CPU.", SEEN_WORKS,
+			 .text = NULL},
     [CPU_RUN_NS] = {"run_ns", "victim_run_seconds_total", PROM_HIST_SUM,
-		    "Time a CPU spent running works for drains.", SEEN_WORKS},
+		    "Time a CPU spent running works for drains.", SEEN_WORKS, .text = NULL},
 };
 
 bool metric__seen(const struct metric_desc *d, const struct model_info *info)

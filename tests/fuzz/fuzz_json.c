@@ -356,9 +356,9 @@ static void check_report(const struct json_value *top, const struct model *m, co
 	expect_bytes(filters, "comm", m->info.filter_comm, 64);
 	expect_bytes(filters, "cgroup", m->info.filter_cgroup, 64);
 	expect_bytes(filters, "cpus", m->info.filter_cpus, 64);
-	expect_u64(top, "drains", m->drains);
-	expect_u64(top, "works", m->info.qpw ? 0 : m->works);
-	expect_u64(top, "self_works", m->info.qpw ? 0 : m->self_works);
+	expect_u64(top, "drains", m->total[SITE_DRAINS]);
+	expect_u64(top, "works", m->info.qpw ? 0 : m->total[SITE_WORKS]);
+	expect_u64(top, "self_works", m->info.qpw ? 0 : m->total[SITE_SELF_WORKS]);
 	expect_u64(top, "local_drains", m->local_drains);
 	expect_u64(top, "lost", m->lost);
 	sites = expect_array(top, "sites", (size_t)m->nr_sites);

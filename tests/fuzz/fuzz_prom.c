@@ -89,17 +89,17 @@ static void check_sums(const struct prom_exposition *e, const struct model *m, i
 	if (max_sites > 0 && sites > (size_t)max_sites + 1)
 		sites = (size_t)max_sites + 1;
 	prom_check__sum(e, "drainstat_drains_total", NULL, NULL, &n);
-	FUZZ_CHECK(!m->drains || n > 0, "no site series for %llu drains",
-		   (unsigned long long)m->drains);
-	expect_site_sum(e, "drainstat_drains_total", true, m->drains, sites);
+	FUZZ_CHECK(!m->total[SITE_DRAINS] || n > 0, "no site series for %llu drains",
+		   (unsigned long long)m->total[SITE_DRAINS]);
+	expect_site_sum(e, "drainstat_drains_total", true, m->total[SITE_DRAINS], sites);
 	/* with Queue PerCPU Work nothing that depends on a drain's works */
 	if (info->qpw)
 		expect_sum(e, "drainstat_works_total", false, 0, 0);
 	else
 		FUZZ_CHECK(prom_check__sum(e, "drainstat_works_total", "kind", "self", &n) ==
-				   m->self_works &&
+				   m->total[SITE_SELF_WORKS] &&
 			       prom_check__sum(e, "drainstat_works_total", "kind", "remote", &n) ==
-				   m->works - m->self_works,
+				   m->total[SITE_WORKS] - m->total[SITE_SELF_WORKS],
 			   "self and remote works");
 	expect_site_sum(e, "drainstat_empty_drains_total", info->entry_visible && !info->qpw,
 			t.empty, sites);

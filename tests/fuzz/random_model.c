@@ -134,6 +134,7 @@ static int random_stacks(struct bytes *b, struct arena *a, struct model_site *s)
 static int random_site(struct bytes *b, struct model *m, struct model_site *s)
 {
 	struct arena *a = &m->arena;
+	int k;
 
 	random_name(b, s->site, sizeof(s->site));
 	bytes__string(b, s->comm, sizeof(s->comm));
@@ -150,9 +151,8 @@ static int random_site(struct bytes *b, struct model *m, struct model_site *s)
 	    random_hist(b, a, &s->hist[SITE_RUN_NS]) || random_hist(b, a, &s->hist[SITE_WAIT_NS]) ||
 	    random_hist(b, a, &s->hist[SITE_LOCK_NS]) || random_hist(b, a, &s->hist[SITE_LOCAL_NS]))
 		return -ENOMEM;
-	m->drains += s->count[SITE_DRAINS];
-	m->works += s->count[SITE_WORKS];
-	m->self_works += s->count[SITE_SELF_WORKS];
+	for (k = 0; k < SITE_COUNTS; k++)
+		m->total[k] += s->count[k];
 	m->local_drains += s->hist[SITE_LOCAL_NS].count;
 	return random_stacks(b, a, s);
 }
