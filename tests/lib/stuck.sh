@@ -232,9 +232,13 @@ stuck_show() {
 # stuck_wait_flushing PID COMM: until a thread COMM of PID (not its main
 # thread) waits in flush_work(): its drain has queued its works and waits for
 # them. 1 when it has returned instead (its drain piggybacked on another's),
-# or after 60 s. Read by builtins, as the poller does.
+# or after 60 s. Read by builtins, as the poller does. The thread takes COMM
+# only once the workload is told to go (stuckdrain's dropper_main()): until
+# it has been seen, none named so is no answer, for 5 s. (Breaking at once
+# there, a SIGINT case's stuck_run retry signalled drainstat 54 ms in, before
+# any drain: seen once, in tracepoint mode on 6.1 in a VM.)
 stuck_wait_flushing() {
-	local i t comm wchan nap rc=1 seen
+	local i t comm wchan nap rc=1 seen ever=0
 	exec {nap}<> <(:)
 	for ((i = 0; i < 1200 && rc == 1; i++)); do
 		seen=0
@@ -243,12 +247,15 @@ stuck_wait_flushing() {
 			comm="" wchan=""
 			read -r comm <"$t/comm" 2>/dev/null
 			[ "$comm" = "$2" ] || continue
-			seen=1
+			seen=1 ever=1
 			# (no newline at its end: read fails, having read it)
 			read -r wchan <"$t/wchan" 2>/dev/null
 			[[ $wchan == *flush_work* ]] && rc=0
 		done
-		[ $seen = 0 ] && break
+		# gone once seen: it returned; never seen in 5 s: it returned
+		# before the first look (or the workload ended)
+		[ $seen = 0 ] && { [ $ever = 1 ] || [ "$i" -ge 100 ]; } && break
+		[ -d "/proc/$1" ] || break
 		[ $rc = 0 ] || read -r -t 0.05 -u "$nap" _ || :
 	done
 	exec {nap}>&-
