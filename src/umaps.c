@@ -27,7 +27,8 @@ struct umap {
 	unsigned int major, minor; /* the file's filesystem, as maps and mountinfo give it */
 	char *path;		   /* the mapped file, as maps names it */
 	const char *name;	   /* its basename */
-	bool readable;		   /* on a filesystem known, and not FUSE */
+	bool fs_seen;		   /* a mount table shows its filesystem */
+	bool fuse;		   /* and shows it as FUSE (its server: whoever mounted it) */
 	struct elfsyms *syms;	   /* opened at its first frame */
 	int syms_err;		   /* why it could not be: not tried again */
 };
@@ -47,17 +48,6 @@ struct umaps {
  */
 #define UMAPS_MAX_MAPS	     16384
 #define UMAPS_MAX_PATH_BYTES (4U << 20)
-
-/* A filesystem of a mount table: its device, and whether a user may serve it. */
-struct fs_dev {
-	unsigned int major, minor;
-	bool fuse;
-};
-
-struct fs_devs {
-	struct fs_dev *devs;
-	size_t nr, cap;
-};
 
 static int add_map(struct umaps *um, const struct umap *parsed, const char *path)
 {
@@ -159,87 +149,53 @@ static int parse_line(struct umaps *um, const char *line, char *buf, size_t size
 	return add_map(um, &m, real_path(line + path_at, um->pid, &m, buf, size));
 }
 
-static int add_dev(struct fs_devs *d, unsigned int major, unsigned int minor, bool fuse)
-{
-	if (d->nr == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 32;
-		struct fs_dev *devs = realloc(d->devs, cap * sizeof(*devs));
-
-		if (!devs)
-			return -ENOMEM;
-		d->devs = devs;
-		d->cap = cap;
-	}
-	d->devs[d->nr++] = (struct fs_dev){major, minor, fuse};
-	return 0;
-}
-
 /*
- * The filesystems of a mount table, /proc/PID/mountinfo: "36 35 0:53 / /mnt
- * rw - fuse.sshfs ...", the type after " - " (a mount point holds no space:
- * the kernel writes one as \040). FUSE is "fuse", "fuseblk" or "fuse.<name>".
+ * The mappings on the filesystems of a mount table, /proc/PID/mountinfo: "36
+ * 35 0:53 / /mnt rw - fuse.sshfs ...", the type after " - " (a mount point
+ * holds no space: the kernel writes one as \040). FUSE is "fuse", "fuseblk"
+ * or "fuse.<name>". A device number is one filesystem, whichever table shows
+ * it: a table read in part marks fewer mappings, never a wrong one.
  */
-static int read_mounts(const char *path, struct fs_devs *d)
+static void mark_mounts(struct umaps *um, const char *path)
 {
 	char *line = NULL, *type;
 	unsigned int major, minor;
-	size_t cap = 0;
-	int err = 0;
+	size_t cap = 0, i;
 	FILE *f = fopen(path, "re");
 
 	if (!f)
-		return -errno;
-	while (!err && getline(&line, &cap, f) > 0) {
+		return;
+	while (getline(&line, &cap, f) > 0) {
 		type = strstr(line, " - ");
 		if (!type || sscanf(line, "%*d %*d %u:%u", &major, &minor) != 2)
 			continue;
-		err = add_dev(d, major, minor, !strncmp(type + 3, "fuse", 4));
+		for (i = 0; i < um->nr; i++) {
+			struct umap *m = &um->maps[i];
+
+			if (m->major == major && m->minor == minor) {
+				m->fs_seen = true;
+				m->fuse |= !strncmp(type + 3, "fuse", 4);
+			}
+		}
 	}
 	free(line);
 	fclose(f);
-	return err;
 }
 
 /*
- * A file of this filesystem can be read without waiting on a user: a table
- * shows it (a device number is one filesystem, whichever table shows it), and
- * not as FUSE. One no table shows (a mount hidden from both) is not read.
+ * A file can be read without waiting on a user where a mount table shows its
+ * filesystem, and not as FUSE; one no table shows (a mount hidden from both)
+ * is not read. The traced process's table, and ours: a container's files may
+ * sit on a filesystem only the host mounts, and a process may have left ours
+ * (either may fail: the process gone, or no procfs).
  */
-static bool readable_fs(const struct fs_devs *d, unsigned int major, unsigned int minor)
-{
-	bool found = false;
-	size_t i;
-
-	for (i = 0; i < d->nr; i++) {
-		if (d->devs[i].major != major || d->devs[i].minor != minor)
-			continue;
-		if (d->devs[i].fuse)
-			return false;
-		found = true;
-	}
-	return found;
-}
-
 static void mark_readable(struct umaps *um)
 {
-	struct fs_devs d = {};
 	char proc[64];
-	size_t i;
 
-	/*
-	 * the traced process's table, and ours: a container's files may sit on a
-	 * filesystem only the host mounts, and a process may have left ours
-	 * (either may fail: the process gone, or no procfs)
-	 */
 	snprintf(proc, sizeof(proc), "/proc/%d/mountinfo", um->pid);
-	if (read_mounts(proc, &d) == -ENOMEM ||
-	    read_mounts("/proc/self/mountinfo", &d) == -ENOMEM) {
-		free(d.devs);
-		return; /* none readable */
-	}
-	for (i = 0; i < um->nr; i++)
-		um->maps[i].readable = readable_fs(&d, um->maps[i].major, um->maps[i].minor);
-	free(d.devs);
+	mark_mounts(um, proc);
+	mark_mounts(um, "/proc/self/mountinfo");
 }
 
 /* Lines and their decoded paths in the heap: a small stack limit is no limit on a path. */
@@ -317,7 +273,7 @@ static int open_mapped(int pid, const struct umap *m, struct elfsyms **syms)
 	struct stat st;
 	int fd;
 
-	if (pid <= 0 || !m->readable)
+	if (pid <= 0 || !m->fs_seen || m->fuse)
 		return -EACCES;
 	map_file_link(link, sizeof(link), pid, m);
 	if (stat(link, &st))
