@@ -10,6 +10,13 @@
 /* One writer's hold on an export file. */
 struct export;
 
+/*
+ * The most fds an export holds at once: its directory and its lock file for
+ * the run, and while one is written its temp file and the temp file's stream
+ * (before that, a look at the file it replaces: an O_PATH fd and its reopen).
+ */
+#define EXPORT_FDS_MAX 4
+
 /* Why an export call failed, beyond its -errno. */
 struct export_why {
 	pid_t holder;	   /* -EBUSY: the process holding the lock file (0: not known) */

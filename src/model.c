@@ -614,7 +614,7 @@ void model__free(struct model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, const struct umaps *um,
+int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, struct umaps *um,
 		      const struct snap_clock *now, struct model_slow_drain *out)
 {
 	char site[MODEL_NAME_LEN], (*uframes)[MODEL_UFRAME_LEN];

@@ -166,7 +166,7 @@ struct umaps;
  * d's frames named, kernel ones from ks, user ones from um; its end as wall time
  * from now, read when d was. 0 or -ENOMEM.
  */
-int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, const struct umaps *um,
+int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, struct umaps *um,
 		      const struct snap_clock *now, struct model_slow_drain *out);
 void model__slow_drain_free(struct model_slow_drain *sd);
 

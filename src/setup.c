@@ -27,7 +27,9 @@
 
 #include "cpulist.h"
 #include "escape.h"
+#include "export.h"
 #include "session_int.h"
+#include "umaps.h"
 
 #define KALLSYMS      "/proc/kallsyms"
 #define BTF_PATH      "/sys/kernel/btf/vmlinux"
@@ -146,14 +148,15 @@ static void tracer_options(struct session *s, struct tracer_opts *topts);
 /*
  * The most fds setup and the run open at once beside the tracer's, those open
  * at start included: -p's pidfd; kallsyms (its scan, then its load) or a CPU
- * list read at a report; -T's ring buffer; --prom's file held, its temp file
- * and the temp file's stream, while an export is written.
+ * list read at a report; -T's ring buffer and the mapped files it names user
+ * frames from; --prom's export (export.h).
  */
 static unsigned int fds_beside(const struct session *s)
 {
 	const struct options *o = s->opts;
 
-	return s->fds_at_start + (o->pid != 0) + (o->slow_ns != 0) + (o->prom_path ? 3 : 1);
+	return s->fds_at_start + (o->pid != 0) + 1 + (o->slow_ns ? 1 + UMAPS_FDS_MAX : 0) +
+	       (o->prom_path ? EXPORT_FDS_MAX : 0);
 }
 
 /* What the run needs, found when first asked: a message may ask before setup has. */

@@ -74,18 +74,17 @@ static void stamp(char *buf, size_t size)
 	snprintf(buf + n, size - n, ".%03ld", ts.tv_nsec / 1000000);
 }
 
-static const struct umaps *maps_of(struct slowlog *l, __u32 pid)
+/* The last caller's mappings are freed first: their open files count in the fd budget. */
+static struct umaps *maps_of(struct slowlog *l, __u32 pid)
 {
-	struct umaps *um = NULL;
-
 	if (l->umaps && l->umaps_pid == pid)
 		return l->umaps;
-	if (umaps__load((int)pid, NULL, &um))
-		return l->umaps_pid == pid ? l->umaps : NULL;
 	umaps__free(l->umaps);
-	l->umaps = um;
+	l->umaps = NULL;
+	if (umaps__load((int)pid, NULL, &l->umaps))
+		return NULL;
 	l->umaps_pid = pid;
-	return um;
+	return l->umaps;
 }
 
 void slowlog__slow_drain(const struct slow_drain *d, void *arg)

@@ -29,15 +29,18 @@ struct umap {
 	const char *name;	   /* its basename */
 	bool fs_seen;		   /* a mount table shows its filesystem */
 	bool fuse;		   /* and shows it as FUSE (its server: whoever mounted it) */
-	struct elfsyms *syms;	   /* opened at its first frame */
+	struct elfsyms *syms;	   /* opened at its first frame, closed if least used */
 	int syms_err;		   /* why it could not be: not tried again */
+	unsigned long used;	   /* when a frame last needed syms: um->frames then */
 };
 
 struct umaps {
 	int pid; /* 0: a fixture, no process to read files of */
 	struct umap *maps;
 	size_t nr, cap;
-	size_t path_bytes; /* of every map's path */
+	size_t path_bytes;    /* of every map's path */
+	unsigned int open;    /* maps whose syms are open: at most UMAPS_FDS_MAX */
+	unsigned long frames; /* frames described, to find the least used file */
 };
 
 /*
@@ -290,15 +293,40 @@ static int open_mapped(int pid, const struct umap *m, struct elfsyms **syms)
 	return elfsyms__open(fd, syms);
 }
 
-/* The mapping's symbols, opened at its first frame; NULL if they cannot be. */
-static struct elfsyms *syms_of(const struct umaps *um, struct umap *m)
+/* Closes the open file a frame needed least lately: one fd free for the next. */
+static void close_least_used(struct umaps *um)
 {
-	if (!m->syms && !m->syms_err)
-		m->syms_err = open_mapped(um->pid, m, &m->syms);
+	struct umap *least = NULL;
+	size_t i;
+
+	for (i = 0; i < um->nr; i++)
+		if (um->maps[i].syms && (!least || um->maps[i].used < least->used))
+			least = &um->maps[i];
+	if (least) {
+		elfsyms__free(least->syms);
+		least->syms = NULL;
+		um->open--;
+	}
+}
+
+/*
+ * The mapping's symbols, opened at its first frame; NULL if they cannot be.
+ * At most UMAPS_FDS_MAX files stay open (the run's fd budget counts them): a
+ * stack alternates between a few files, one closed is opened again if needed.
+ */
+static struct elfsyms *syms_of(struct umaps *um, struct umap *m)
+{
+	m->used = ++um->frames;
+	if (m->syms || m->syms_err)
+		return m->syms;
+	if (um->open == UMAPS_FDS_MAX)
+		close_least_used(um);
+	m->syms_err = open_mapped(um->pid, m, &m->syms);
+	um->open += m->syms != NULL;
 	return m->syms;
 }
 
-const char *umaps__describe(const struct umaps *um, __u64 addr, char *buf, size_t size)
+const char *umaps__describe(struct umaps *um, __u64 addr, char *buf, size_t size)
 {
 	size_t i;
 

@@ -9,6 +9,12 @@
 struct umaps;
 
 /*
+ * The most fds a struct umaps holds at once: the mapped files it keeps open
+ * for their symbols (its load reads one /proc file at a time, none kept).
+ */
+#define UMAPS_FDS_MAX 4
+
+/*
  * Reads /proc/PID/maps (or path if not NULL, for tests), each file under its
  * real name: the kernel's \012 for a newline in it decoded. 0 or -errno.
  */
@@ -19,6 +25,6 @@ void umaps__free(struct umaps *um);
  * "libc.so.6+0xfb2d3" (the offset in the file) without one, or "0x..." outside
  * every file mapping.
  */
-const char *umaps__describe(const struct umaps *um, __u64 addr, char *buf, size_t size);
+const char *umaps__describe(struct umaps *um, __u64 addr, char *buf, size_t size);
 
 #endif /* UMAPS_H */

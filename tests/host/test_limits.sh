@@ -38,11 +38,12 @@ expect_limit() {
 	fi
 }
 
-# expect_run NAME CMD...: CMD, a run of drainstat, exits 0 (not in a subshell either).
+# expect_run NAME CMD...: CMD, a run of drainstat, exits 0 (not in a subshell
+# either). Its output is left in $TMPDIR_TEST/out.
 expect_run() {
 	local name=$1 rc
 	shift
-	"$@" >/dev/null 2>"$TMPDIR_TEST/err"
+	"$@" >"$TMPDIR_TEST/out" 2>"$TMPDIR_TEST/err"
 	rc=$?
 	if [ $rc -eq 0 ]; then pass "$name"; else fail "$name" "exit $rc; stderr '$(cat "$TMPDIR_TEST/err")'"; fi
 }
@@ -91,11 +92,19 @@ expect_run "ulimit -n at the need named ($NEED): a run goes through" \
 # -T keeps its ring buffer open, --prom its export and a temp file while it writes
 PROM=$TMPDIR_TEST/limits.prom
 expect_limit 1 "ulimit -n 16, -T --prom: the need named" "$(nofile_msg 16)" \
-	with_nofile 16 "${DS[@]}" -T 1ms --prom "$PROM" -d 0.5
+	with_nofile 16 "${DS[@]}" -T 1ns --prom "$PROM" 0.2 -d 0.5
 NEED_MORE=$(fds_needed)
 expect_range "-T --prom need more fds" "$NEED_MORE" $((${NEED:-1024} + 1)) 1024
+# at that need, with drains to log: -T keeps the files it names user frames
+# from open (the workload's and libc), and an export is written meanwhile
+"$WORKLOADS/drainforce" -r -c limitsforce "$TMPDIR_TEST/data" >/dev/null 2>&1 &
+FORCE=$!
 expect_run "ulimit -n at the need named for -T --prom ($NEED_MORE): a run goes through" \
-	with_nofile "${NEED_MORE:-0}" "${DS[@]}" -T 1ms --prom "$PROM" 0.2 -d 0.5
+	with_nofile "${NEED_MORE:-0}" "${DS[@]}" -T 1ns --prom "$PROM" 0.2 -d 1
+kill $FORCE
+wait $FORCE
+expect_range "ulimit -n at the need named for -T --prom: drains logged, user frames named" \
+	"$(grep -c 'posix_fadvise[0-9]*+0x[0-9a-f]* (libc\.so\.6)' "$TMPDIR_TEST/out")" 1 1000000
 expect_run "ulimit -n 1024: a run goes through" with_nofile 1024 "${DS[@]}" -d 0.5
 
 # Too little address space: libbpf's parse of the kernel's BTF ran short, and

@@ -6,7 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <dirent.h>
 #include <unistd.h>
+#include <bpf/libbpf.h>
+#include <libelf.h>
+#include <zlib.h>
 
 #include "check.h"
 #include "elfsyms.h"
@@ -195,6 +199,54 @@ static void test_newline_in_file_name(void)
 	rmdir(dir);
 }
 
+/* The fds this process has open. */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * Frames in more files than are kept open: each still named, the files
+ * closed least used first and opened again, never more than UMAPS_FDS_MAX
+ * open (the run's fd budget counts that many).
+ */
+static void test_open_files_bounded(void)
+{
+	const struct {
+		unsigned long addr;
+		const char *name;
+	} frames[] = {
+	    {(unsigned long)umaps_test_marker, "umaps_test_marker+0x0 (test_umaps)"},
+	    {(unsigned long)getpid, "(libc.so.6)"},
+	    {(unsigned long)elf_version, "elf_version+0x0 (libelf"},
+	    {(unsigned long)libbpf_major_version, "libbpf_major_version+0x0 (libbpf.so"},
+	    {(unsigned long)zlibVersion, "zlibVersion+0x0 (libz.so"},
+	};
+	struct umaps *um = NULL;
+	int before = open_fds(), most = 0, round, n;
+	size_t i;
+	char buf[256];
+
+	CHECK(umaps__load(getpid(), NULL, &um) == 0);
+	for (round = 0; round < 2; round++)
+		for (i = 0; i < sizeof(frames) / sizeof(frames[0]); i++) {
+			umaps__describe(um, frames[i].addr, buf, sizeof(buf));
+			CHECK(strstr(buf, frames[i].name) != NULL);
+			n = open_fds() - before;
+			most = n > most ? n : most;
+		}
+	CHECK(most == UMAPS_FDS_MAX);
+	umaps__free(um);
+	CHECK(open_fds() == before);
+}
+
 static void test_elfsyms_errors(void)
 {
 	struct elfsyms *es = NULL;
@@ -217,6 +269,7 @@ int main(void)
 	RUN(test_maps_bounded);
 	RUN(test_hostile_file_name);
 	RUN(test_newline_in_file_name);
+	RUN(test_open_files_bounded);
 	RUN(test_elfsyms_errors);
 	return failed ? 1 : umaps_test_marker(0) - 1;
 }
