@@ -297,9 +297,10 @@ static void getopt_tables(struct getopt_tables *t)
 	t->longs[NR_OPTIONS] = (struct option){NULL, 0, NULL, 0};
 }
 
-static int fail(struct parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The parse's error message, formatted into p->err; returns -EINVAL. */
+static int parse_error(struct parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static int fail(struct parse *p, const char *fmt, ...)
+static int parse_error(struct parse *p, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -320,8 +321,8 @@ static int bad_value(struct parse *p, const char *name, const char *arg, const c
 {
 	char buf[ESCAPE_SIZE(SHOWN_MAX)];
 
-	return fail(p, "invalid %s '%s': expected %s", name,
-		    shown(arg, strlen(arg), buf, sizeof(buf)), expected);
+	return parse_error(p, "invalid %s '%s': expected %s", name,
+			   shown(arg, strlen(arg), buf, sizeof(buf)), expected);
 }
 
 /* -T, --stuck: a duration with its unit. */
@@ -473,7 +474,8 @@ static int parse_positional(struct parse *p, int index, const char *arg)
 			return 0;
 		return bad_value(p, "COUNT", arg, "a positive integer");
 	}
-	return fail(p, "unexpected argument '%s'", shown(arg, strlen(arg), buf, sizeof(buf)));
+	return parse_error(p, "unexpected argument '%s'",
+			   shown(arg, strlen(arg), buf, sizeof(buf)));
 }
 
 /* "--pro" (given is what follows "--"): unknown, or the start of more than one option. */
@@ -489,8 +491,8 @@ static int bad_long_option(struct parse *p, const char *given)
 					      n ? ", " : "", options[i].name);
 	}
 	if (n)
-		return fail(p, "ambiguous option '--%s': %s", buf, matches);
-	return fail(p, "unknown option '--%s'", buf);
+		return parse_error(p, "ambiguous option '--%s': %s", buf, matches);
+	return parse_error(p, "unknown option '--%s'", buf);
 }
 
 static const struct argp_option *short_option(int key)
@@ -515,12 +517,12 @@ static int getopt_error(struct parse *p, int ret, char *const *argv)
 		else
 			snprintf(name, sizeof(name), "-%c", o->key);
 		if (ret == ':')
-			return fail(p, "option %s needs %s", name, o->arg);
-		return fail(p, "option %s takes no argument", name);
+			return parse_error(p, "option %s needs %s", name, o->arg);
+		return parse_error(p, "option %s takes no argument", name);
 	}
 	if (optopt)
-		return fail(p, "unknown option '-%s'",
-			    shown(&(char){(char)optopt}, 1, buf, sizeof(buf)));
+		return parse_error(p, "unknown option '-%s'",
+				   shown(&(char){(char)optopt}, 1, buf, sizeof(buf)));
 	return bad_long_option(p, argv[optind - 1] + 2);
 }
 
@@ -528,9 +530,9 @@ static int getopt_error(struct parse *p, int ret, char *const *argv)
 static int check_together(struct parse *p)
 {
 	if (p->opts->prom_path && p->opts->json)
-		return fail(p, "--prom and -j are two different outputs: choose one");
+		return parse_error(p, "--prom and -j are two different outputs: choose one");
 	if (p->prom_sites_set && !p->opts->prom_path)
-		return fail(p, "--prom-sites is for the --prom export: add --prom FILE");
+		return parse_error(p, "--prom-sites is for the --prom export: add --prom FILE");
 	return 0;
 }
 

@@ -121,8 +121,8 @@ static int export_now(struct session *s, const struct model *m, enum report_mome
 	}
 	describe_export_error(s, err, msg, sizeof(msg));
 	if (err == -EBUSY || err == -ESTALE || when != REPORT_EVERY)
-		return fail(EXIT_EXPORT, "%s%s", msg,
-			    when == REPORT_LAST ? " (the final export)" : "");
+		return say_error(EXIT_EXPORT, "%s%s", msg,
+				 when == REPORT_LAST ? " (the final export)" : "");
 	if (err != s->export_err)
 		fprintf(stderr,
 			"drainstat: %s (the previous export stays; trying again every %g s)\n", msg,
@@ -136,7 +136,7 @@ static int stdout_failed(int err)
 {
 	if (err == -EPIPE)
 		return EXIT_RUNTIME;
-	return fail(EXIT_RUNTIME, "cannot write the report to stdout: %s", strerror(-err));
+	return say_error(EXIT_RUNTIME, "cannot write the report to stdout: %s", strerror(-err));
 }
 
 /* One report: EXIT_OK to go on, or the exit code that ends the run (said). */
@@ -149,7 +149,7 @@ static int report(struct session *s, const struct snapshot *cur, const struct sn
 	/* the export is cumulative (counters), the other outputs per interval */
 	err = model__build(cur, s->opts->prom_path ? NULL : prev, start_ns, s->ksyms, &s->info, &m);
 	if (err)
-		return fail(EXIT_RUNTIME, "cannot build the report: %s", strerror(-err));
+		return say_error(EXIT_RUNTIME, "cannot build the report: %s", strerror(-err));
 	if (s->export) {
 		code = export_now(s, &m, when);
 	} else {
@@ -182,7 +182,7 @@ static int report_now(struct session *s, struct snapshot *prev, struct snapshot 
 
 	err = tracer__snapshot(s->tracer, spare);
 	if (err)
-		return fail(EXIT_RUNTIME, "cannot read the BPF maps: %s", strerror(-err));
+		return say_error(EXIT_RUNTIME, "cannot read the BPF maps: %s", strerror(-err));
 	read_isolation(&spare->in_flight);
 	code =
 	    report(s, spare, since_prev ? prev : NULL, start_ns, last ? REPORT_LAST : REPORT_EVERY);
@@ -200,13 +200,13 @@ static int watch_in_flight(struct session *s, struct snapshot *snap)
 
 	err = tracer__in_flight(s->tracer, snap, s->opts->slow_ns);
 	if (err)
-		return fail(EXIT_RUNTIME, "cannot read the BPF maps: %s", strerror(-err));
+		return say_error(EXIT_RUNTIME, "cannot read the BPF maps: %s", strerror(-err));
 	if (!snap->in_flight.nr_drains)
 		return EXIT_OK;
 	read_isolation(&snap->in_flight);
 	err = model__build(snap, NULL, snap->taken_ns, s->ksyms, &s->info, &m);
 	if (err)
-		return fail(EXIT_RUNTIME, "cannot build the report: %s", strerror(-err));
+		return say_error(EXIT_RUNTIME, "cannot build the report: %s", strerror(-err));
 	slowlog__in_flight(s->slowlog, &m);
 	model__free(&m);
 	return EXIT_OK;
@@ -311,11 +311,11 @@ static int start_export(struct session *s)
 	s->prom_shown = escape__dup(s->opts->prom_path);
 	s->prom_memory = prom_memory__new();
 	if (!s->prom_memory || !s->prom_shown)
-		return fail(EXIT_RUNTIME, "cannot start the export: %s", strerror(ENOMEM));
+		return say_error(EXIT_RUNTIME, "cannot start the export: %s", strerror(ENOMEM));
 	err = export__open(s->opts->prom_path, &s->export, &why);
 	if (err) {
 		export__describe(s->prom_shown, err, &why, msg, sizeof(msg));
-		return fail(EXIT_EXPORT, "%s", msg);
+		return say_error(EXIT_EXPORT, "%s", msg);
 	}
 	/* an empty export at once: node_exporter shows drainstat runs */
 	empty->taken_ns = now_ns();
@@ -366,8 +366,8 @@ static int check_stdio(const struct options *o)
 	if (fd > STDERR_FILENO)
 		close(fd);
 	if (out_closed && (!o->prom_path || o->slow_ns))
-		return fail(EXIT_RUNTIME, "stdout is closed: nowhere to print %s",
-			    o->prom_path ? "the -T log" : "the report");
+		return say_error(EXIT_RUNTIME, "stdout is closed: nowhere to print %s",
+				 o->prom_path ? "the -T log" : "the report");
 	return EXIT_OK;
 }
 
@@ -378,7 +378,7 @@ int session__run(const struct options *opts)
 	int code, err;
 
 	if (!s)
-		return fail(EXIT_RUNTIME, "cannot start: %s", strerror(ENOMEM));
+		return say_error(EXIT_RUNTIME, "cannot start: %s", strerror(ENOMEM));
 	*s = (struct session){.opts = opts, .pidfd = -1};
 	install_signals();
 	code = check_stdio(opts);

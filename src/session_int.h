@@ -94,9 +94,10 @@ static inline void say(const char *fmt, va_list ap)
 	fputc('\n', stderr);
 }
 
-static inline int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The error said in one line on stderr; returns code, the exit code that goes with it. */
+static inline int say_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static inline int fail(int code, const char *fmt, ...)
+static inline int say_error(int code, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -93,14 +93,16 @@ static int check_cgroup(struct session *s)
 		return EXIT_OK;
 	shown = escape__dup(s->opts->cgroup);
 	if (err == -ENOTDIR)
-		code = fail(EXIT_NO_CGROUP, "%s is not a cgroup v2 directory", shown ? shown : "?");
+		code = say_error(EXIT_NO_CGROUP, "%s is not a cgroup v2 directory",
+				 shown ? shown : "?");
 	else if (err == -EISDIR)
-		code = fail(EXIT_NO_CGROUP,
-			    "%s is a file in a cgroup, not a cgroup: give the cgroup's directory",
-			    shown ? shown : "?");
+		code =
+		    say_error(EXIT_NO_CGROUP,
+			      "%s is a file in a cgroup, not a cgroup: give the cgroup's directory",
+			      shown ? shown : "?");
 	else
-		code = fail(EXIT_NO_CGROUP, "cannot use cgroup %s: %s", shown ? shown : "?",
-			    strerror(-err));
+		code = say_error(EXIT_NO_CGROUP, "cannot use cgroup %s: %s", shown ? shown : "?",
+				 strerror(-err));
 	free(shown);
 	return code;
 }
@@ -124,7 +126,7 @@ static int check_victims(const struct options *o)
 		return EXIT_OK;
 	possible = calloc(2 * WORDS, sizeof(__u64));
 	if (!possible)
-		return fail(EXIT_RUNTIME, "cannot check -C: %s", strerror(ENOMEM));
+		return say_error(EXIT_RUNTIME, "cannot check -C: %s", strerror(ENOMEM));
 	missing = possible + WORDS;
 	cpulist__read(POSSIBLE_PATH, possible);
 	for (i = 0; i < WORDS; i++) {
@@ -135,9 +137,9 @@ static int check_victims(const struct options *o)
 	if (known && any) {
 		cpulist__format(missing, bad, sizeof(bad));
 		cpulist__format(possible, have, sizeof(have));
-		code =
-		    fail(EXIT_USAGE, "-C names CPUs this machine does not have: %s (its CPUs: %s)",
-			 bad, have);
+		code = say_error(EXIT_USAGE,
+				 "-C names CPUs this machine does not have: %s (its CPUs: %s)", bad,
+				 have);
 	}
 	free(possible);
 	return code;
@@ -190,25 +192,27 @@ static int memory_error(struct session *s)
 		snprintf(what, sizeof(what), ": drainstat needs about %.1f MB free", MB(need));
 	probe__memory_room(&room);
 	if (room.limit != ~0ULL && (room.free < need || as == ~0ULL))
-		return fail(EXIT_RUNTIME,
-			    "not enough memory (memory cgroup limit %.1f MB, %.1f MB of it free)%s",
-			    MB(room.limit), MB(room.free), what);
+		return say_error(
+		    EXIT_RUNTIME,
+		    "not enough memory (memory cgroup limit %.1f MB, %.1f MB of it free)%s",
+		    MB(room.limit), MB(room.free), what);
 	if (as != ~0ULL)
-		return fail(EXIT_RUNTIME, "not enough memory (ulimit -v %llu): raise the limit",
-			    as / 1024);
-	return fail(EXIT_RUNTIME, "not enough memory%s", what);
+		return say_error(EXIT_RUNTIME,
+				 "not enough memory (ulimit -v %llu): raise the limit", as / 1024);
+	return say_error(EXIT_RUNTIME, "not enough memory%s", what);
 }
 
 /* Short of fds or memory (probe__short_of_resources(err)): which, and what the run needs. */
 static int resource_error(struct session *s, int err)
 {
 	if (err == -EMFILE)
-		return fail(
+		return say_error(
 		    EXIT_RUNTIME,
 		    "too few file descriptors (ulimit -n %llu): drainstat needs at least %u",
 		    probe__fds_limit(), needs_of(s)->fds);
 	if (err == -ENFILE)
-		return fail(EXIT_RUNTIME, "the system is out of file descriptors (fs.file-max)");
+		return say_error(EXIT_RUNTIME,
+				 "the system is out of file descriptors (fs.file-max)");
 	return memory_error(s);
 }
 
@@ -230,17 +234,17 @@ static int check_pid(struct session *s)
 	if (probe__short_of_resources(open_err))
 		return resource_error(s, open_err);
 	if (open_err == -ESRCH)
-		return fail(EXIT_NO_PROCESS, "no process with PID %d", pid);
+		return say_error(EXIT_NO_PROCESS, "no process with PID %d", pid);
 	tgid = process_of(pid);
 	if (probe__short_of_resources(tgid))
 		return resource_error(s, tgid);
 	/* a thread's ID: pidfd_open() says EINVAL, the status names its process */
 	if (tgid > 0 && tgid != pid)
-		return fail(EXIT_NO_PROCESS, "%d is a thread of process %d: use -p %d", pid, tgid,
-			    tgid);
+		return say_error(EXIT_NO_PROCESS, "%d is a thread of process %d: use -p %d", pid,
+				 tgid, tgid);
 	if (tgid < 0 || has_exited(s->pidfd))
-		return fail(EXIT_NO_PROCESS, "process %d has exited%s: nothing to trace", pid,
-			    tgid < 0 ? "" : " (a zombie, not yet reaped)");
+		return say_error(EXIT_NO_PROCESS, "process %d has exited%s: nothing to trace", pid,
+				 tgid < 0 ? "" : " (a zombie, not yet reaped)");
 	if (open_err)
 		note(s, "no pidfd for process %d (%s): its exit will not end the run", pid,
 		     strerror(-open_err));
@@ -270,16 +274,17 @@ static int kallsyms_error(struct session *s, int err)
 		return resource_error(s, err);
 	probe__sysctl("kernel.kptr_restrict", &kptr_restrict);
 	if (err == -EPERM && kptr_restrict == 2)
-		return fail(EXIT_NO_KALLSYMS,
-			    "kernel addresses in %s are hidden even from root "
-			    "(kernel.kptr_restrict=2): set kernel.kptr_restrict to 0 or 1",
-			    KALLSYMS);
+		return say_error(EXIT_NO_KALLSYMS,
+				 "kernel addresses in %s are hidden even from root "
+				 "(kernel.kptr_restrict=2): set kernel.kptr_restrict to 0 or 1",
+				 KALLSYMS);
 	if (err == -EPERM)
-		return fail(EXIT_NO_KALLSYMS,
-			    "kernel addresses in %s are hidden: run as root, or with CAP_SYSLOG, "
-			    "or set %s",
-			    KALLSYMS, kallsyms_fix(kptr_restrict));
-	return fail(EXIT_NO_KALLSYMS, "cannot read %s: %s", KALLSYMS, strerror(-err));
+		return say_error(
+		    EXIT_NO_KALLSYMS,
+		    "kernel addresses in %s are hidden: run as root, or with CAP_SYSLOG, "
+		    "or set %s",
+		    KALLSYMS, kallsyms_fix(kptr_restrict));
+	return say_error(EXIT_NO_KALLSYMS, "cannot read %s: %s", KALLSYMS, strerror(-err));
 }
 
 #define ENOTSUPP_KERNEL 524 /* include/linux/errno.h: not in the uapi, no strerror() */
@@ -396,10 +401,10 @@ static int symbols_ready(void *arg, struct tracer_symbols *syms)
 		return s->scan.err;
 	}
 	if (!addrs[SYM_WORK_FN]) {
-		s->symbols_code = fail(EXIT_NO_SYMBOL,
-				       "this kernel has no %s in %s: cannot tell LRU drain "
-				       "works from other work items",
-				       DRAIN_WORK_FN, KALLSYMS);
+		s->symbols_code = say_error(EXIT_NO_SYMBOL,
+					    "this kernel has no %s in %s: cannot tell LRU drain "
+					    "works from other work items",
+					    DRAIN_WORK_FN, KALLSYMS);
 		return -ENOENT;
 	}
 	if (s->ksyms)
@@ -467,8 +472,8 @@ static int check_btf(struct session *s)
 	if (probe__short_of_resources(s->btf.err))
 		return resource_error(s, s->btf.err);
 	if (s->btf.err)
-		return fail(EXIT_NO_BTF, "cannot parse the kernel's BTF (%s): %s", BTF_PATH,
-			    strerror(-s->btf.err));
+		return say_error(EXIT_NO_BTF, "cannot parse the kernel's BTF (%s): %s", BTF_PATH,
+				 strerror(-s->btf.err));
 	note(s, "BTF %s in %.1f ms: %s %s, qpw_struct %s, ipi_send_cpu %s",
 	     s->btf.parsed ? "parsed" : "looked up by the kernel", (double)(now_ns() - start) / 1e6,
 	     hooks__required()->name, s->btf.drain_all_id > 0 ? "found" : "missing",
@@ -509,18 +514,18 @@ static int check_kernel(struct session *s)
 	int err;
 
 	if (probe__privileges())
-		return fail(EXIT_NO_PERM, "need root, or CAP_BPF and CAP_PERFMON");
+		return say_error(EXIT_NO_PERM, "need root, or CAP_BPF and CAP_PERFMON");
 	if (probe__btf(BTF_PATH))
-		return fail(EXIT_NO_BTF,
-			    "the kernel exposes no BTF (%s): drainstat needs a kernel "
-			    "built with CONFIG_DEBUG_INFO_BTF=y",
-			    BTF_PATH);
+		return say_error(EXIT_NO_BTF,
+				 "the kernel exposes no BTF (%s): drainstat needs a kernel "
+				 "built with CONFIG_DEBUG_INFO_BTF=y",
+				 BTF_PATH);
 	err = probe__tracefs(TRACEFS);
 	if (err < 0)
-		return fail(EXIT_NO_TRACEFS,
-			    "tracefs is not mounted at %s and mounting it failed: "
-			    "%s",
-			    TRACEFS, strerror(-err));
+		return say_error(EXIT_NO_TRACEFS,
+				 "tracefs is not mounted at %s and mounting it failed: "
+				 "%s",
+				 TRACEFS, strerror(-err));
 	s->tracefs_mounted = err;
 	note(s, "tracefs %s %s", TRACEFS,
 	     err ? "mounted by drainstat in a mount namespace of its own" : "already mounted");
@@ -575,7 +580,8 @@ static int check_memory(struct session *s, const struct tracer_opts *topts, size
 	if (err)
 		return probe__short_of_resources(err)
 			   ? resource_error(s, err)
-			   : fail(EXIT_BPF, "cannot open the BPF programs: %s", strerror(-err));
+			   : say_error(EXIT_BPF, "cannot open the BPF programs: %s",
+				       strerror(-err));
 	s->needs.memory += heap;
 	probe__memory_room(&room);
 	note(s,
@@ -607,29 +613,30 @@ static int start_tracer(struct session *s)
 	/* kprobe mode's hooks are perf events; full and tracepoint modes' required ones are not */
 	paranoid = step == TRACER_ATTACH ? probe__perf_restricted(err) : 0;
 	if (paranoid && s->opts->mode == MODE_KPROBE)
-		return fail(
+		return say_error(
 		    EXIT_NO_PERM,
 		    "cannot attach the BPF programs in %s mode: kernel.perf_event_paranoid=%d "
 		    "leaves perf events (kprobes, tracepoints) to CAP_SYS_ADMIN; run as root, "
 		    "set kernel.perf_event_paranoid=2 or use full mode",
 		    tracer__mode_name(s->opts->mode), paranoid);
 	if (err && s->opts->mode == MODE_AUTO)
-		return fail(EXIT_BPF,
-			    "cannot %s the BPF programs in any mode (tracepoint, the last tried: "
-			    "%s; -vv shows libbpf's log)",
-			    step_name(step), strerror(-err));
+		return say_error(
+		    EXIT_BPF,
+		    "cannot %s the BPF programs in any mode (tracepoint, the last tried: "
+		    "%s; -vv shows libbpf's log)",
+		    step_name(step), strerror(-err));
 	/* the kernel's ENOTSUPP, which strerror() does not know */
 	if (err == -ENOTSUPP_KERNEL && step == TRACER_ATTACH && s->opts->mode == MODE_FULL)
-		return fail(
+		return say_error(
 		    EXIT_BPF,
 		    "cannot attach the BPF programs in full mode: this kernel cannot attach "
 		    "fentry/fexit programs here (ENOTSUPP: arm64 kernels without ftrace "
 		    "direct calls, Debian's 6.1 among them, have no BPF trampoline); use "
 		    "kprobe mode");
 	if (err)
-		return fail(EXIT_BPF,
-			    "cannot %s the BPF programs in %s mode: %s (-vv shows libbpf's log)",
-			    step_name(step), tracer__mode_name(s->opts->mode), strerror(-err));
+		return say_error(
+		    EXIT_BPF, "cannot %s the BPF programs in %s mode: %s (-vv shows libbpf's log)",
+		    step_name(step), tracer__mode_name(s->opts->mode), strerror(-err));
 	return EXIT_OK;
 }
 
@@ -780,7 +787,8 @@ static int start_slowlog(struct session *s)
 	if (probe__short_of_resources(err))
 		return resource_error(s, err);
 	if (err)
-		return fail(EXIT_RUNTIME, "cannot start the slow-drain log: %s", strerror(-err));
+		return say_error(EXIT_RUNTIME, "cannot start the slow-drain log: %s",
+				 strerror(-err));
 	return EXIT_OK;
 }
 
