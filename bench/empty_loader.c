@@ -96,7 +96,7 @@ static int load(struct bench_empty_bpf *skel, const struct drain_hook *hooks, en
 	if (!btf.ipi_send_cpu)
 		bpf_program__set_autoload(skel->progs.empty_ipi_send_cpu, false);
 	/* tracepoint/ programs find their event in tracefs, mounted privately if need be */
-	if (probe__tracefs("/sys/kernel/tracing") < 0) {
+	if (probe__mount_tracefs("/sys/kernel/tracing") < 0) {
 		fprintf(stderr, "empty_loader: no tracefs: no fadvise baseline\n");
 		bpf_program__set_autoload(skel->progs.empty_fadvise_enter, false);
 		bpf_program__set_autoload(skel->progs.empty_fadvise_exit, false);

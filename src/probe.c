@@ -68,7 +68,7 @@ static bool is_tracefs(const char *dir)
  * however that ends, and nobody else sees it. unshare(CLONE_NEWNS) needs a
  * single-threaded process, as drainstat is during setup.
  */
-int probe__tracefs(const char *dir)
+int probe__mount_tracefs(const char *dir)
 {
 	if (is_tracefs(dir))
 		return 0;

@@ -17,7 +17,7 @@ int probe__btf(const char *path);
  * mount namespace (gone with the process), -errno if it is not and cannot be.
  * Call it while the process has one thread.
  */
-int probe__tracefs(const char *dir);
+int probe__mount_tracefs(const char *dir);
 
 /* What the kernel's BTF says about the hooks drainstat may use. */
 struct btf_facts {

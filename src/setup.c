@@ -81,7 +81,7 @@ static int cgroup_id_of(const char *path, __u64 *id)
 	return 0;
 }
 
-static int check_cgroup(struct session *s)
+static int resolve_cgroup(struct session *s)
 {
 	char *shown;
 	int err, code;
@@ -177,7 +177,7 @@ static const struct tracer_needs *needs_of(struct session *s)
 
 /*
  * Out of memory: a memory cgroup that leaves less than the run needs (its
- * limit is met with the OOM killer, not an error: see check_memory()), else
+ * limit is met with the OOM killer, not an error: see fit_needs()), else
  * ulimit -v.
  */
 static int memory_error(struct session *s)
@@ -221,7 +221,7 @@ static int resource_error(struct session *s, int err)
  * (Linux 5.3) tells when it exits, and keeps its PID from being taken for
  * another's meanwhile unnoticed.
  */
-static int check_pid(struct session *s)
+static int open_process(struct session *s)
 {
 	pid_t pid = s->opts->pid;
 	int tgid, open_err;
@@ -440,7 +440,7 @@ static size_t btf_parse_size(void)
 /*
  * Faults in size bytes of heap in one call rather than page by page (a fault
  * is dear in a virtual machine), and leaves them free for libbpf's BTF parse
- * that comes next: setup keeps freed memory in the heap (see setup()). Not
+ * that comes next: setup keeps freed memory in the heap (see setup__run()). Not
  * asked for huge pages, though they would save a third of libbpf's load in a
  * guest whose 4 KB pages are dear to touch: MADV_HUGEPAGE enlists the process
  * with khugepaged, which then drains every CPU's LRU batches every 10 s for as
@@ -464,7 +464,7 @@ static int heap_prefault(size_t size)
 }
 
 /* What the BTF says of the hooks: the kernel looks it up (see probe__btf_facts()). */
-static int check_btf(struct session *s)
+static int read_btf_facts(struct session *s)
 {
 	__u64 start = now_ns();
 
@@ -509,18 +509,28 @@ static int load_symbols(void *arg)
 	return 0;
 }
 
-static int check_kernel(struct session *s)
+static int check_privileges(void)
 {
-	int err;
-
 	if (probe__privileges())
 		return say_error(EXIT_NO_PERM, "need root, or CAP_BPF and CAP_PERFMON");
+	return EXIT_OK;
+}
+
+static int check_btf_exposed(void)
+{
 	if (probe__btf(BTF_PATH))
 		return say_error(EXIT_NO_BTF,
 				 "the kernel exposes no BTF (%s): drainstat needs a kernel "
 				 "built with CONFIG_DEBUG_INFO_BTF=y",
 				 BTF_PATH);
-	err = probe__tracefs(TRACEFS);
+	return EXIT_OK;
+}
+
+/* Where tracefs is not mounted, in a mount namespace of drainstat's own (see probe.h). */
+static int mount_tracefs(struct session *s)
+{
+	int err = probe__mount_tracefs(TRACEFS);
+
 	if (err < 0)
 		return say_error(EXIT_NO_TRACEFS,
 				 "tracefs is not mounted at %s and mounting it failed: "
@@ -568,11 +578,12 @@ static void tracer_options(struct session *s, struct tracer_opts *topts)
 }
 
 /*
+ * What the run needs, counted into s->needs, checked against the memory room.
  * A memory cgroup's limit is met with the OOM killer, not an error: in the
  * heap's page faults, in the verifier. So the room is checked before: the
  * heap for libbpf's parse of the kernel's BTF, the maps, the load's own.
  */
-static int check_memory(struct session *s, const struct tracer_opts *topts, size_t heap)
+static int fit_needs(struct session *s, const struct tracer_opts *topts, size_t heap)
 {
 	struct memory_room room;
 	int err = tracer__needs(topts, &s->needs);
@@ -598,7 +609,7 @@ static int start_tracer(struct session *s)
 	int code, err, paranoid;
 
 	tracer_options(s, &topts);
-	code = check_memory(s, &topts, heap);
+	code = fit_needs(s, &topts, heap);
 	if (code != EXIT_OK)
 		return code;
 	err = heap_prefault(heap);
@@ -804,18 +815,22 @@ int setup__run(struct session *s)
 	symbol_names(&s->scan);
 	cpulist__format(s->opts->victims, s->filter_cpus, sizeof(s->filter_cpus));
 	s->fds_at_start = probe__fds_in_use();
-	code = check_pid(s);
+	code = open_process(s);
 	if (code == EXIT_OK)
 		code = check_victims(s->opts);
 	if (code == EXIT_OK)
-		code = check_cgroup(s);
+		code = resolve_cgroup(s);
 	if (code == EXIT_OK)
-		code = check_kernel(s);
-	/* after check_kernel(): its tracefs mount needs a process of one thread */
+		code = check_privileges();
+	if (code == EXIT_OK)
+		code = check_btf_exposed();
+	if (code == EXIT_OK)
+		code = mount_tracefs(s);
+	/* after mount_tracefs(): its unshare() needs a process of one thread */
 	if (code == EXIT_OK)
 		start_symbol_scan(s);
 	if (code == EXIT_OK)
-		code = check_btf(s);
+		code = read_btf_facts(s);
 	if (code == EXIT_OK)
 		code = start_tracer(s);
 	join_symbol_scan(s);
