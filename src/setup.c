@@ -28,12 +28,10 @@
 #include "cpulist.h"
 #include "escape.h"
 #include "export.h"
-#include "session_int.h"
+#include "setup_int.h"
 #include "umaps.h"
 
 #define KALLSYMS      "/proc/kallsyms"
-#define BTF_PATH      "/sys/kernel/btf/vmlinux"
-#define TRACEFS	      "/sys/kernel/tracing"
 #define DRAIN_WORK_FN "lru_add_drain_per_cpu"
 
 /* The process group leader of pid (its Tgid), or -errno. */
@@ -145,77 +143,6 @@ static int check_victims(const struct options *o)
 	return code;
 }
 
-static void tracer_options(struct session *s, struct tracer_opts *topts);
-
-/*
- * The most fds setup and the run open at once beside the tracer's, those open
- * at start included: -p's pidfd; kallsyms (its scan, then its load) or a CPU
- * list read at a report; -T's ring buffer and the mapped files it names user
- * frames from; --prom's export (export.h).
- */
-static unsigned int fds_beside(const struct session *s)
-{
-	const struct options *o = s->opts;
-
-	return s->fds_at_start + (o->pid != 0) + 1 + (o->slow_ns ? 1 + UMAPS_FDS_MAX : 0) +
-	       (o->prom_path ? EXPORT_FDS_MAX : 0);
-}
-
-/* What the run needs, found when first asked: a message may ask before setup has. */
-static const struct tracer_needs *needs_of(struct session *s)
-{
-	struct tracer_opts topts;
-
-	if (!s->needs.fds) {
-		tracer_options(s, &topts);
-		tracer__needs(&topts, &s->needs);
-	}
-	return &s->needs;
-}
-
-#define MB(bytes) ((double)(bytes) / (1 << 20))
-
-/*
- * Out of memory: a memory cgroup that leaves less than the run needs (its
- * limit is met with the OOM killer, not an error: see fit_needs()), else
- * ulimit -v.
- */
-static int memory_error(struct session *s)
-{
-	unsigned long long as = probe__address_space_limit();
-	__u64 need = needs_of(s)->memory;
-	struct memory_room room;
-	char what[64] = "";
-
-	/* unknown when even the BPF object could not be opened to count it */
-	if (need)
-		snprintf(what, sizeof(what), ": drainstat needs about %.1f MB free", MB(need));
-	probe__memory_room(&room);
-	if (room.limit != ~0ULL && (room.free < need || as == ~0ULL))
-		return say_error(
-		    EXIT_RUNTIME,
-		    "not enough memory (memory cgroup limit %.1f MB, %.1f MB of it free)%s",
-		    MB(room.limit), MB(room.free), what);
-	if (as != ~0ULL)
-		return say_error(EXIT_RUNTIME,
-				 "not enough memory (ulimit -v %llu): raise the limit", as / 1024);
-	return say_error(EXIT_RUNTIME, "not enough memory%s", what);
-}
-
-/* Short of fds or memory (probe__short_of_resources(err)): which, and what the run needs. */
-static int resource_error(struct session *s, int err)
-{
-	if (err == -EMFILE)
-		return say_error(
-		    EXIT_RUNTIME,
-		    "too few file descriptors (ulimit -n %llu): drainstat needs at least %u",
-		    probe__fds_limit(), needs_of(s)->fds);
-	if (err == -ENFILE)
-		return say_error(EXIT_RUNTIME,
-				 "the system is out of file descriptors (fs.file-max)");
-	return memory_error(s);
-}
-
 /*
  * -p takes a process: the BPF side compares the thread group ID. A pidfd
  * (Linux 5.3) tells when it exits, and keeps its PID from being taken for
@@ -232,12 +159,12 @@ static int open_process(struct session *s)
 	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	open_err = s->pidfd < 0 ? -errno : 0;
 	if (probe__short_of_resources(open_err))
-		return resource_error(s, open_err);
+		return budget__resource_error(s, open_err);
 	if (open_err == -ESRCH)
 		return say_error(EXIT_NO_PROCESS, "no process with PID %d", pid);
 	tgid = process_of(pid);
 	if (probe__short_of_resources(tgid))
-		return resource_error(s, tgid);
+		return budget__resource_error(s, tgid);
 	/* a thread's ID: pidfd_open() says EINVAL, the status names its process */
 	if (tgid > 0 && tgid != pid)
 		return say_error(EXIT_NO_PROCESS, "%d is a thread of process %d: use -p %d", pid,
@@ -271,7 +198,7 @@ static int kallsyms_error(struct session *s, int err)
 	int kptr_restrict = 1;
 
 	if (probe__short_of_resources(err))
-		return resource_error(s, err);
+		return budget__resource_error(s, err);
 	probe__sysctl("kernel.kptr_restrict", &kptr_restrict);
 	if (err == -EPERM && kptr_restrict == 2)
 		return say_error(EXIT_NO_KALLSYMS,
@@ -426,43 +353,6 @@ static int symbols_ready(void *arg, struct tracer_symbols *syms)
 	return 0;
 }
 
-/*
- * Parsing the kernel's BTF (libbpf reads it whole, then copies it) takes about
- * twice its size of heap.
- */
-static size_t btf_parse_size(void)
-{
-	struct stat st;
-
-	return stat(BTF_PATH, &st) ? 0 : 2 * (size_t)st.st_size + (1 << 20);
-}
-
-/*
- * Faults in size bytes of heap in one call rather than page by page (a fault
- * is dear in a virtual machine), and leaves them free for libbpf's BTF parse
- * that comes next: setup keeps freed memory in the heap (see setup__run()). Not
- * asked for huge pages, though they would save a third of libbpf's load in a
- * guest whose 4 KB pages are dear to touch: MADV_HUGEPAGE enlists the process
- * with khugepaged, which then drains every CPU's LRU batches every 10 s for as
- * long as drainstat runs, and MADV_COLLAPSE drains them itself.
- */
-static int heap_prefault(size_t size)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	uintptr_t start, end;
-	char *p = size ? malloc(size) : NULL;
-
-	/* libbpf would run short in the same place, and say ESRCH */
-	if (!p)
-		return size ? -ENOMEM : 0;
-	start = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
-	end = ((uintptr_t)p + size) & ~(uintptr_t)(page - 1);
-	if (end > start)
-		madvise((void *)start, end - start, MADV_POPULATE_WRITE);
-	free(p);
-	return 0;
-}
-
 /* What the BTF says of the hooks: the kernel looks it up (see probe__btf_facts()). */
 static int read_btf_facts(struct session *s)
 {
@@ -470,7 +360,7 @@ static int read_btf_facts(struct session *s)
 
 	probe__btf_facts(&s->btf);
 	if (probe__short_of_resources(s->btf.err))
-		return resource_error(s, s->btf.err);
+		return budget__resource_error(s, s->btf.err);
 	if (s->btf.err)
 		return say_error(EXIT_NO_BTF, "cannot parse the kernel's BTF (%s): %s", BTF_PATH,
 				 strerror(-s->btf.err));
@@ -554,7 +444,7 @@ static const char *step_name(enum tracer_step step)
 	}
 }
 
-static void tracer_options(struct session *s, struct tracer_opts *topts)
+void start__tracer_options(struct session *s, struct tracer_opts *topts)
 {
 	*topts = (struct tracer_opts){
 	    .filter_tgid = (__u32)s->opts->pid,
@@ -572,55 +462,31 @@ static void tracer_options(struct session *s, struct tracer_opts *topts)
 	    .tracefs = TRACEFS,
 	    .slow_threshold_ns = s->opts->slow_ns,
 	    .every_stack = walks_every_stack(s->opts),
-	    .fds_beside = fds_beside(s),
+	    .fds_beside = budget__fds_beside(s),
 	    .fds_needed = &s->needs.fds,
 	};
-}
-
-/*
- * What the run needs, counted into s->needs, checked against the memory room.
- * A memory cgroup's limit is met with the OOM killer, not an error: in the
- * heap's page faults, in the verifier. So the room is checked before: the
- * heap for libbpf's parse of the kernel's BTF, the maps, the load's own.
- */
-static int fit_needs(struct session *s, const struct tracer_opts *topts, size_t heap)
-{
-	struct memory_room room;
-	int err = tracer__needs(topts, &s->needs);
-
-	if (err)
-		return probe__short_of_resources(err)
-			   ? resource_error(s, err)
-			   : say_error(EXIT_BPF, "cannot open the BPF programs: %s",
-				       strerror(-err));
-	s->needs.memory += heap;
-	probe__memory_room(&room);
-	note(s,
-	     "the run needs %u fds and about %.1f MB of memory (maps per CPU for %d possible CPUs)",
-	     s->needs.fds, MB(s->needs.memory), s->needs.nr_cpus);
-	return room.free < s->needs.memory ? memory_error(s) : EXIT_OK;
 }
 
 static int start_tracer(struct session *s)
 {
 	struct tracer_opts topts;
 	enum tracer_step step;
-	size_t heap = btf_parse_size();
+	size_t heap = budget__btf_parse_size();
 	int code, err, paranoid;
 
-	tracer_options(s, &topts);
-	code = fit_needs(s, &topts, heap);
+	start__tracer_options(s, &topts);
+	code = budget__fit_needs(s, &topts, heap);
 	if (code != EXIT_OK)
 		return code;
-	err = heap_prefault(heap);
+	err = budget__prefault_heap(heap);
 	if (err)
-		return resource_error(s, err);
+		return budget__resource_error(s, err);
 	note(s, "%.1f MB of heap faulted in for libbpf's load", MB(heap));
 	err = tracer__start(&topts, &s->tracer, &step);
 	if (err && step == TRACER_SYMBOLS)
 		return s->symbols_code;
 	if (probe__short_of_resources(err))
-		return resource_error(s, err);
+		return budget__resource_error(s, err);
 	/* kprobe mode's hooks are perf events; full and tracepoint modes' required ones are not */
 	paranoid = step == TRACER_ATTACH ? probe__perf_restricted(err) : 0;
 	if (paranoid && s->opts->mode == MODE_KPROBE)
@@ -796,7 +662,7 @@ static int start_slowlog(struct session *s)
 	s->slowlog = slowlog__new(stdout, s->opts->slow_ns, s->opts->json, s->ksyms);
 	err = s->slowlog ? tracer__watch_slow(s->tracer, slowlog__slow_drain, s->slowlog) : -ENOMEM;
 	if (probe__short_of_resources(err))
-		return resource_error(s, err);
+		return budget__resource_error(s, err);
 	if (err)
 		return say_error(EXIT_RUNTIME, "cannot start the slow-drain log: %s",
 				 strerror(-err));

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Setup's steps, one file a job, called in the order of drainstat(8)'s exit
+ * codes by setup.c: each returns EXIT_OK or the exit code of what failed,
+ * its message said.
+ */
+#ifndef SETUP_INT_H
+#define SETUP_INT_H
+
+#include <stddef.h>
+
+#include "session_int.h"
+
+#define BTF_PATH "/sys/kernel/btf/vmlinux"
+#define TRACEFS	 "/sys/kernel/tracing"
+
+#define MB(bytes) ((double)(bytes) / (1 << 20))
+
+/* budget.c: the fds and memory the run needs, and what it has */
+
+/* The most fds the run holds at once beside the tracer's. */
+unsigned int budget__fds_beside(const struct session *s);
+/* Short of fds or memory: which, and what the run needs; returns the exit code. */
+int budget__resource_error(struct session *s, int err);
+/* What the run needs with heap bytes for libbpf's BTF parse, into s->needs; room for it? */
+int budget__fit_needs(struct session *s, const struct tracer_opts *topts, size_t heap);
+/* The heap libbpf's parse of the kernel's BTF takes. */
+size_t budget__btf_parse_size(void);
+/* size bytes of heap faulted in, then freed for libbpf: 0 or -ENOMEM. */
+int budget__prefault_heap(size_t size);
+
+/* The tracer's options for this run (setup.c). */
+void start__tracer_options(struct session *s, struct tracer_opts *topts);
+
+#endif /* SETUP_INT_H */
