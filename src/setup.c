@@ -34,150 +34,6 @@
 #define KALLSYMS      "/proc/kallsyms"
 #define DRAIN_WORK_FN "lru_add_drain_per_cpu"
 
-/* The process group leader of pid (its Tgid), or -errno. */
-static int process_of(pid_t pid)
-{
-	char path[64], line[128];
-	int tgid = -ENOENT;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	fclose(f);
-	return tgid;
-}
-
-/*
- * A cgroup v2 directory's id, what bpf_get_current_cgroup_id() returns: the
- * kernfs node id, read through a file handle.
- */
-static int cgroup_id_of(const char *path, __u64 *id)
-{
-	struct {
-		struct file_handle fh;
-		__u64 id;
-	} h = {.fh.handle_bytes = sizeof(__u64)};
-	struct statfs st;
-	struct stat dir;
-	int mount_id;
-
-	if (statfs(path, &st) || stat(path, &dir))
-		return -errno;
-	if (st.f_type != CGROUP2_SUPER_MAGIC)
-		return -ENOTDIR;
-	/* a file in a cgroup (its cgroup.procs) has a kernfs id too, which no task has */
-	if (!S_ISDIR(dir.st_mode))
-		return -EISDIR;
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0))
-		return -errno;
-	*id = h.id;
-	return 0;
-}
-
-static int resolve_cgroup(struct session *s)
-{
-	char *shown;
-	int err, code;
-
-	if (!s->opts->cgroup)
-		return EXIT_OK;
-	err = cgroup_id_of(s->opts->cgroup, &s->cgroup_id);
-	if (!err)
-		return EXIT_OK;
-	shown = escape__dup(s->opts->cgroup);
-	if (err == -ENOTDIR)
-		code = say_error(EXIT_NO_CGROUP, "%s is not a cgroup v2 directory",
-				 shown ? shown : "?");
-	else if (err == -EISDIR)
-		code =
-		    say_error(EXIT_NO_CGROUP,
-			      "%s is a file in a cgroup, not a cgroup: give the cgroup's directory",
-			      shown ? shown : "?");
-	else
-		code = say_error(EXIT_NO_CGROUP, "cannot use cgroup %s: %s", shown ? shown : "?",
-				 strerror(-err));
-	free(shown);
-	return code;
-}
-
-#define POSSIBLE_PATH "/sys/devices/system/cpu/possible"
-
-/*
- * -C names only CPUs this machine can have (offline ones may come online):
- * another would filter every work out, silently.
- */
-static int check_victims(const struct options *o)
-{
-	enum { WORDS = DRAINSTAT_MAX_CPUS / 64 };
-	/* on the heap: 2 KB, and drainstat runs under ulimit -s 24 */
-	__u64 *possible, *missing;
-	char have[128], bad[128];
-	bool known = false, any = false;
-	int i, code = EXIT_OK;
-
-	if (!o->victims_set)
-		return EXIT_OK;
-	possible = calloc(2 * WORDS, sizeof(__u64));
-	if (!possible)
-		return say_error(EXIT_RUNTIME, "cannot check -C: %s", strerror(ENOMEM));
-	missing = possible + WORDS;
-	cpulist__read(POSSIBLE_PATH, possible);
-	for (i = 0; i < WORDS; i++) {
-		known |= possible[i] != 0;
-		missing[i] = o->victims[i] & ~possible[i];
-		any |= missing[i] != 0;
-	}
-	if (known && any) {
-		cpulist__format(missing, bad, sizeof(bad));
-		cpulist__format(possible, have, sizeof(have));
-		code = say_error(EXIT_USAGE,
-				 "-C names CPUs this machine does not have: %s (its CPUs: %s)", bad,
-				 have);
-	}
-	free(possible);
-	return code;
-}
-
-/*
- * -p takes a process: the BPF side compares the thread group ID. A pidfd
- * (Linux 5.3) tells when it exits, and keeps its PID from being taken for
- * another's meanwhile unnoticed.
- */
-static int open_process(struct session *s)
-{
-	pid_t pid = s->opts->pid;
-	int tgid, open_err;
-
-	if (!pid)
-		return EXIT_OK;
-	/* the pidfd first: the process it holds is the one checked after */
-	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	open_err = s->pidfd < 0 ? -errno : 0;
-	if (probe__short_of_resources(open_err))
-		return budget__resource_error(s, open_err);
-	if (open_err == -ESRCH)
-		return say_error(EXIT_NO_PROCESS, "no process with PID %d", pid);
-	tgid = process_of(pid);
-	if (probe__short_of_resources(tgid))
-		return budget__resource_error(s, tgid);
-	/* a thread's ID: pidfd_open() says EINVAL, the status names its process */
-	if (tgid > 0 && tgid != pid)
-		return say_error(EXIT_NO_PROCESS, "%d is a thread of process %d: use -p %d", pid,
-				 tgid, tgid);
-	if (tgid < 0 || has_exited(s->pidfd))
-		return say_error(EXIT_NO_PROCESS, "process %d has exited%s: nothing to trace", pid,
-				 tgid < 0 ? "" : " (a zombie, not yet reaped)");
-	if (open_err)
-		note(s, "no pidfd for process %d (%s): its exit will not end the run", pid,
-		     strerror(-open_err));
-	return EXIT_OK;
-}
-
 /*
  * What shows kernel addresses: kernel.kptr_restrict 2 to no one, 1 to
  * CAP_SYSLOG, 0 to all while kernel.perf_event_paranoid is 1 or less.
@@ -681,11 +537,11 @@ int setup__run(struct session *s)
 	symbol_names(&s->scan);
 	cpulist__format(s->opts->victims, s->filter_cpus, sizeof(s->filter_cpus));
 	s->fds_at_start = probe__fds_in_use();
-	code = open_process(s);
+	code = target__open_process(s);
 	if (code == EXIT_OK)
-		code = check_victims(s->opts);
+		code = target__check_victims(s->opts);
 	if (code == EXIT_OK)
-		code = resolve_cgroup(s);
+		code = target__resolve_cgroup(s);
 	if (code == EXIT_OK)
 		code = check_privileges();
 	if (code == EXIT_OK)

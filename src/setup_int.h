@@ -16,6 +16,15 @@
 
 #define MB(bytes) ((double)(bytes) / (1 << 20))
 
+/* target.c: what the options aim at, on this machine */
+
+/* -p's process, its pidfd held in s->pidfd. */
+int target__open_process(struct session *s);
+/* -C names only CPUs this machine can have. */
+int target__check_victims(const struct options *o);
+/* --cgroup's id, into s->cgroup_id. */
+int target__resolve_cgroup(struct session *s);
+
 /* budget.c: the fds and memory the run needs, and what it has */
 
 /* The most fds the run holds at once beside the tracer's. */
