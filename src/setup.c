@@ -209,24 +209,6 @@ static int symbols_ready(void *arg, struct tracer_symbols *syms)
 	return 0;
 }
 
-/* What the BTF says of the hooks: the kernel looks it up (see probe__btf_facts()). */
-static int read_btf_facts(struct session *s)
-{
-	__u64 start = now_ns();
-
-	probe__btf_facts(&s->btf);
-	if (probe__short_of_resources(s->btf.err))
-		return budget__resource_error(s, s->btf.err);
-	if (s->btf.err)
-		return say_error(EXIT_NO_BTF, "cannot parse the kernel's BTF (%s): %s", BTF_PATH,
-				 strerror(-s->btf.err));
-	note(s, "BTF %s in %.1f ms: %s %s, qpw_struct %s, ipi_send_cpu %s",
-	     s->btf.parsed ? "parsed" : "looked up by the kernel", (double)(now_ns() - start) / 1e6,
-	     hooks__required()->name, s->btf.drain_all_id > 0 ? "found" : "missing",
-	     s->btf.qpw ? "found" : "missing", s->btf.ipi_send_cpu ? "found" : "missing");
-	return EXIT_OK;
-}
-
 /*
  * The tracer's tracer_opts.loaded: every symbol, to name the frames of kernel
  * stacks, read once, before attach. kallsyms is read before any drain runs
@@ -253,39 +235,6 @@ static int load_symbols(void *arg)
 	note(s, "%zu symbols from %s in %.1f ms", ksyms__count(s->ksyms), KALLSYMS,
 	     (double)(now_ns() - start) / 1e6);
 	return 0;
-}
-
-static int check_privileges(void)
-{
-	if (probe__privileges())
-		return say_error(EXIT_NO_PERM, "need root, or CAP_BPF and CAP_PERFMON");
-	return EXIT_OK;
-}
-
-static int check_btf_exposed(void)
-{
-	if (probe__btf(BTF_PATH))
-		return say_error(EXIT_NO_BTF,
-				 "the kernel exposes no BTF (%s): drainstat needs a kernel "
-				 "built with CONFIG_DEBUG_INFO_BTF=y",
-				 BTF_PATH);
-	return EXIT_OK;
-}
-
-/* Where tracefs is not mounted, in a mount namespace of drainstat's own (see probe.h). */
-static int mount_tracefs(struct session *s)
-{
-	int err = probe__mount_tracefs(TRACEFS);
-
-	if (err < 0)
-		return say_error(EXIT_NO_TRACEFS,
-				 "tracefs is not mounted at %s and mounting it failed: "
-				 "%s",
-				 TRACEFS, strerror(-err));
-	s->tracefs_mounted = err;
-	note(s, "tracefs %s %s", TRACEFS,
-	     err ? "mounted by drainstat in a mount namespace of its own" : "already mounted");
-	return EXIT_OK;
 }
 
 static const char *step_name(enum tracer_step step)
@@ -543,16 +492,16 @@ int setup__run(struct session *s)
 	if (code == EXIT_OK)
 		code = target__resolve_cgroup(s);
 	if (code == EXIT_OK)
-		code = check_privileges();
+		code = kernel__check_privileges();
 	if (code == EXIT_OK)
-		code = check_btf_exposed();
+		code = kernel__check_btf_exposed();
 	if (code == EXIT_OK)
-		code = mount_tracefs(s);
-	/* after mount_tracefs(): its unshare() needs a process of one thread */
+		code = kernel__mount_tracefs(s);
+	/* after kernel__mount_tracefs(): its unshare() needs a process of one thread */
 	if (code == EXIT_OK)
 		start_symbol_scan(s);
 	if (code == EXIT_OK)
-		code = read_btf_facts(s);
+		code = kernel__read_btf_facts(s);
 	if (code == EXIT_OK)
 		code = start_tracer(s);
 	join_symbol_scan(s);

@@ -25,6 +25,17 @@ int target__check_victims(const struct options *o);
 /* --cgroup's id, into s->cgroup_id. */
 int target__resolve_cgroup(struct session *s);
 
+/* kernel.c: what the running kernel must give */
+
+/* Root, or CAP_BPF and CAP_PERFMON. */
+int kernel__check_privileges(void);
+/* The kernel exposes its BTF at BTF_PATH. */
+int kernel__check_btf_exposed(void);
+/* tracefs at TRACEFS, mounted if need be: while the process has one thread. */
+int kernel__mount_tracefs(struct session *s);
+/* What the BTF says of the hooks, into s->btf. */
+int kernel__read_btf_facts(struct session *s);
+
 /* budget.c: the fds and memory the run needs, and what it has */
 
 /* The most fds the run holds at once beside the tracer's. */
