@@ -31,211 +31,7 @@
 #include "setup_int.h"
 #include "umaps.h"
 
-#define KALLSYMS      "/proc/kallsyms"
-#define DRAIN_WORK_FN "lru_add_drain_per_cpu"
-
-/*
- * What shows kernel addresses: kernel.kptr_restrict 2 to no one, 1 to
- * CAP_SYSLOG, 0 to all while kernel.perf_event_paranoid is 1 or less.
- */
-static const char *kallsyms_fix(int kptr_restrict)
-{
-	int paranoid = 2;
-
-	probe__sysctl("kernel.perf_event_paranoid", &paranoid);
-	if (kptr_restrict == 0)
-		return "kernel.perf_event_paranoid=1";
-	return paranoid > 1 ? "kernel.kptr_restrict=0 and kernel.perf_event_paranoid=1"
-			    : "kernel.kptr_restrict=0";
-}
-
-static int kallsyms_error(struct session *s, int err)
-{
-	int kptr_restrict = 1;
-
-	if (probe__short_of_resources(err))
-		return budget__resource_error(s, err);
-	probe__sysctl("kernel.kptr_restrict", &kptr_restrict);
-	if (err == -EPERM && kptr_restrict == 2)
-		return say_error(EXIT_NO_KALLSYMS,
-				 "kernel addresses in %s are hidden even from root "
-				 "(kernel.kptr_restrict=2): set kernel.kptr_restrict to 0 or 1",
-				 KALLSYMS);
-	if (err == -EPERM)
-		return say_error(
-		    EXIT_NO_KALLSYMS,
-		    "kernel addresses in %s are hidden: run as root, or with CAP_SYSLOG, "
-		    "or set %s",
-		    KALLSYMS, kallsyms_fix(kptr_restrict));
-	return say_error(EXIT_NO_KALLSYMS, "cannot read %s: %s", KALLSYMS, strerror(-err));
-}
-
 #define ENOTSUPP_KERNEL 524 /* include/linux/errno.h: not in the uapi, no strerror() */
-
-static const char *const trampolines[SYM_TRAMPOLINES] = {
-    "__kretprobe_trampoline",
-    "arch_rethook_trampoline",
-};
-
-/* The names of session_int.h's symbol_scan, in its order. */
-static void symbol_names(struct symbol_scan *scan)
-{
-	size_t i, n = 0;
-
-	scan->names[n++] = DRAIN_WORK_FN;
-	for (i = 0; i < nr_hook_fns; i++)
-		if (hook_fns[i].if_in_kallsyms)
-			scan->names[n++] = hook_fns[i].name;
-	for (i = 0; i < SYM_TRAMPOLINES; i++)
-		scan->names[n++] = trampolines[i];
-	scan->nr = n;
-}
-
-/* tracer_symbols.hooks_in_kallsyms from what the scan found. */
-static __u32 hooks_in_kallsyms(const struct symbol_scan *scan)
-{
-	size_t i, k = SYM_WORK_FN + 1;
-	__u32 found = 0;
-
-	for (i = 0; i < nr_hook_fns; i++)
-		if (hook_fns[i].if_in_kallsyms && scan->addrs[k++])
-			found |= 1U << i;
-	return found;
-}
-
-static void *scan_symbols(void *arg)
-{
-	struct symbol_scan *scan = arg;
-	__u64 start = now_ns();
-
-	scan->err = ksyms__scan(KALLSYMS, scan->names, scan->addrs, scan->nr, SYM_TRAMPOLINES);
-	scan->ns = now_ns() - start;
-	return NULL;
-}
-
-/* The scan thread's stack (see start_symbol_scan()). */
-#define SCAN_STACK_SIZE (256 << 10)
-
-/*
- * Whether a mode whose hooks depend on the symbols (full, kprobe) may be
- * tried: auto tries them only where kprobes exist, fentry's kernels. Where it
- * tries one all the same, the scan runs when asked (see symbols_ready()).
- */
-static bool symbols_before_load(const struct session *s)
-{
-	if (s->opts->mode == MODE_AUTO)
-		return !probe__kprobes(TRACEFS);
-	return s->opts->mode != MODE_TRACEPOINT;
-}
-
-/*
- * The addresses full and kprobe modes need before their load, from a scan of
- * kallsyms: the symbol table itself is read between the load and attach (see
- * load_symbols()), where libbpf's heap is free again, so the scan keeps no
- * more than a line. It runs in a thread of its own, beside the BTF lookup and
- * the memory check, and takes no signals. Without a thread it runs when asked. Its
- * stack has a size of its own, not RLIMIT_STACK's (glibc's default for
- * threads): a small ulimit -s is no limit on it. Tracepoint mode needs no
- * scan: its hooks take the addresses after the load, from the table.
- */
-static void start_symbol_scan(struct session *s)
-{
-	pthread_attr_t attr;
-	sigset_t all, old;
-
-	if (!symbols_before_load(s))
-		return;
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, SCAN_STACK_SIZE);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	s->scan.running = !pthread_create(&s->scan.thread, &attr, scan_symbols, &s->scan);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
-}
-
-static void join_symbol_scan(struct session *s)
-{
-	if (s->scan.running)
-		pthread_join(s->scan.thread, NULL);
-	s->scan.running = false;
-}
-
-/*
- * The tracer's tracer_opts.symbols: from the table once it is loaded (late,
- * in tracepoint mode), else from the scan, waited for, or run here if no
- * thread runs it. Without lru_add_drain_per_cpu drain works cannot be told
- * from the others.
- */
-static int symbols_ready(void *arg, struct tracer_symbols *syms)
-{
-	struct session *s = arg;
-	const __u64 *addrs = s->scan.addrs;
-	size_t i;
-
-	if (s->ksyms)
-		ksyms__find(s->ksyms, s->scan.names, s->scan.addrs, s->scan.nr);
-	else if (s->scan.running)
-		join_symbol_scan(s);
-	else
-		scan_symbols(&s->scan);
-	if (!s->ksyms && s->scan.err) {
-		s->symbols_code = kallsyms_error(s, s->scan.err);
-		return s->scan.err;
-	}
-	if (!addrs[SYM_WORK_FN]) {
-		s->symbols_code = say_error(EXIT_NO_SYMBOL,
-					    "this kernel has no %s in %s: cannot tell LRU drain "
-					    "works from other work items",
-					    DRAIN_WORK_FN, KALLSYMS);
-		return -ENOENT;
-	}
-	if (s->ksyms)
-		note(s, "%s at 0x%llx, found in the symbol table", DRAIN_WORK_FN,
-		     (unsigned long long)addrs[SYM_WORK_FN]);
-	else
-		note(s, "%s at 0x%llx, found in %.1f ms by a scan of %s", DRAIN_WORK_FN,
-		     (unsigned long long)addrs[SYM_WORK_FN], (double)s->scan.ns / 1e6, KALLSYMS);
-	for (i = s->scan.nr - SYM_TRAMPOLINES; i < s->scan.nr; i++)
-		if (addrs[i])
-			note(s, "kretprobes return through %s at 0x%llx", s->scan.names[i],
-			     (unsigned long long)addrs[i]);
-	*syms = (struct tracer_symbols){
-	    .drain_work_fn = addrs[SYM_WORK_FN],
-	    .hooks_in_kallsyms = hooks_in_kallsyms(&s->scan),
-	    .kretprobe_trampoline = addrs[s->scan.nr - SYM_TRAMPOLINES],
-	    .rethook_trampoline = addrs[s->scan.nr - SYM_TRAMPOLINES + 1],
-	};
-	return 0;
-}
-
-/*
- * The tracer's tracer_opts.loaded: every symbol, to name the frames of kernel
- * stacks, read once, before attach. kallsyms is read before any drain runs
- * traced (its 40-50 ms slow the drains that run meanwhile as any busy CPU
- * does), and the table takes the heap libbpf's copy of the kernel's BTF has
- * given back, which setup keeps (see setup__run()): the memory check counted
- * that heap, and the table never needs more than it.
- */
-static int load_symbols(void *arg)
-{
-	struct session *s = arg;
-	__u64 start = now_ns();
-	int err;
-
-	if (s->ksyms)
-		return 0;
-	/* one kallsyms open at a time (fds_beside()) */
-	join_symbol_scan(s);
-	err = ksyms__load(KALLSYMS, &s->ksyms);
-	if (err) {
-		s->symbols_code = kallsyms_error(s, err);
-		return err;
-	}
-	note(s, "%zu symbols from %s in %.1f ms", ksyms__count(s->ksyms), KALLSYMS,
-	     (double)(now_ns() - start) / 1e6);
-	return 0;
-}
 
 static const char *step_name(enum tracer_step step)
 {
@@ -259,8 +55,8 @@ void start__tracer_options(struct session *s, struct tracer_opts *topts)
 	    .max_sites = s->opts->max_sites,
 	    .max_stacks = s->opts->max_stacks,
 	    .mode = s->opts->mode,
-	    .symbols = symbols_ready,
-	    .loaded = load_symbols,
+	    .symbols = kscan__symbols_ready,
+	    .loaded = kscan__load_symbols,
 	    .callback_arg = s,
 	    .drain_all_btf_id = s->btf.drain_all_id,
 	    .count_ipis = s->btf.ipi_send_cpu && s->opts->ipis,
@@ -483,7 +279,7 @@ int setup__run(struct session *s)
 	 * stay in the heap until given back once attached.
 	 */
 	heap_keep(true);
-	symbol_names(&s->scan);
+	kscan__name_symbols(&s->scan);
 	cpulist__format(s->opts->victims, s->filter_cpus, sizeof(s->filter_cpus));
 	s->fds_at_start = probe__fds_in_use();
 	code = target__open_process(s);
@@ -499,12 +295,12 @@ int setup__run(struct session *s)
 		code = kernel__mount_tracefs(s);
 	/* after kernel__mount_tracefs(): its unshare() needs a process of one thread */
 	if (code == EXIT_OK)
-		start_symbol_scan(s);
+		kscan__start(s);
 	if (code == EXIT_OK)
 		code = kernel__read_btf_facts(s);
 	if (code == EXIT_OK)
 		code = start_tracer(s);
-	join_symbol_scan(s);
+	kscan__join(s);
 	heap_keep(false);
 	malloc_trim(0);
 	if (code == EXIT_OK)

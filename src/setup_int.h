@@ -36,6 +36,19 @@ int kernel__mount_tracefs(struct session *s);
 /* What the BTF says of the hooks, into s->btf. */
 int kernel__read_btf_facts(struct session *s);
 
+/* kscan.c: the kernel symbols the tracer needs, from kallsyms */
+
+/* The names to scan for, in session_int.h's symbol_scan order. */
+void kscan__name_symbols(struct symbol_scan *scan);
+/* The scan started in a thread, if a mode that needs it first may be tried. */
+void kscan__start(struct session *s);
+/* The scan thread, if any, joined. */
+void kscan__join(struct session *s);
+/* tracer_opts.symbols: arg is the session; s->symbols_code says why it gave up. */
+int kscan__symbols_ready(void *arg, struct tracer_symbols *syms);
+/* tracer_opts.loaded: the symbol table into s->ksyms, as kscan__symbols_ready(). */
+int kscan__load_symbols(void *arg);
+
 /* budget.c: the fds and memory the run needs, and what it has */
 
 /* The most fds the run holds at once beside the tracer's. */
