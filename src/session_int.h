@@ -148,15 +148,6 @@ static inline void heap_keep(bool keep)
 }
 
 /*
- * What a run in mode f->mode, with f's optional hooks, cannot see, into buf:
- * the header's second line and JSON's cannot_see; "" for nothing. ipis: --ipis
- * was given; qpw: the kernel has Queue PerCPU Work (btf_facts.qpw);
- * fadvise_cause: why the fadvise calls are not traced, where they are not.
- */
-void setup__blind_spots(const struct tracer_features *f, bool ipis, bool qpw,
-			const char *fadvise_cause, char *buf, size_t size);
-
-/*
  * The checks, then the tracer started, the symbols loaded and the -T log
  * opened (setup.c): EXIT_OK, or the exit code of the first that failed.
  */

@@ -62,6 +62,19 @@ size_t budget__btf_parse_size(void);
 /* size bytes of heap faulted in, then freed for libbpf: 0 or -ENOMEM. */
 int budget__prefault_heap(size_t size);
 
+/* describe.c: what the run sees and what it cannot */
+
+/*
+ * What a run in mode f->mode, with f's optional hooks, cannot see, into buf:
+ * the header's second line and JSON's cannot_see; "" for nothing. ipis: --ipis
+ * was given; qpw: the kernel has Queue PerCPU Work (btf_facts.qpw);
+ * fadvise_cause: why the fadvise calls are not traced, where they are not.
+ */
+void describe__blind_spots(const struct tracer_features *f, bool ipis, bool qpw,
+			   const char *fadvise_cause, char *buf, size_t size);
+/* s->info, the blind spots and the uname for every output, once the tracer started. */
+void describe__run(struct session *s);
+
 /* The tracer's options for this run (setup.c). */
 void start__tracer_options(struct session *s, struct tracer_opts *topts);
 

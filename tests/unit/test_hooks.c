@@ -14,7 +14,7 @@
 #include "drainstat.h"
 #include "drainstat.skel.h"
 #include "hooks.h"
-#include "session_int.h"
+#include "setup_int.h"
 #include "site.h"
 
 static struct drainstat_bpf *skel;
@@ -128,7 +128,7 @@ static const char *blind(bool local, bool own, enum drain_mode mode)
 	struct tracer_features f = {
 	    .mode = mode, .fadvise = true, .ipi = true, .local = local, .own = own};
 
-	setup__blind_spots(&f, false, false, NULL, buf, sizeof(buf));
+	describe__blind_spots(&f, false, false, NULL, buf, sizeof(buf));
 	return buf;
 }
 

@@ -16,7 +16,7 @@
 #include "model.h"
 #include "probe.h"
 #include "report_text.h"
-#include "session_int.h"
+#include "setup_int.h"
 
 enum qpw_variant {
 	QPW_NONE,	/* no series */
@@ -122,7 +122,7 @@ static char *header(const struct tracer_features *f, const struct btf_facts *b)
 	    .qpw = b->qpw,
 	};
 
-	setup__blind_spots(f, false, b->qpw, NULL, blind, sizeof(blind));
+	describe__blind_spots(f, false, b->qpw, NULL, blind, sizeof(blind));
 	info.blind_spots = blind[0] ? blind : NULL;
 	report_text__header(out, &info, "0.0.0");
 	fclose(out);
