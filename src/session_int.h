@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A run's state, shared by session.c (the loop: reports, the export, signals)
- * and setup.c (the checks and the start, in the order of drainstat(8)'s exit
- * codes), and the few helpers both use.
+ * and setup.c with its steps (setup_int.h: the checks and the start, in the
+ * order of drainstat(8)'s exit codes), and the few helpers both use.
  */
 #ifndef SESSION_INT_H
 #define SESSION_INT_H

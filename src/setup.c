@@ -1,138 +1,68 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A run's setup, in the order of drainstat(8)'s exit codes: the -p process,
- * -C and --cgroup, privileges, BTF and tracefs; then kallsyms scanned in a
- * thread where full or kprobe mode may need a few addresses before their load,
- * the memory and fds the run needs checked, the tracer started (mode by mode
- * for auto; the symbols loaded between load and attach), what the mode cannot
- * see described and the -T log opened.
+ * A run's setup, in the order of drainstat(8)'s exit codes (EXIT STATUS):
+ * what the options aim at (target.c), what the kernel must give (kernel.c);
+ * then kallsyms scanned in a thread where full or kprobe mode may need a few
+ * addresses before their load (kscan.c), the memory and fds the run needs
+ * checked (budget.c), the tracer started, mode by mode for auto, the symbols
+ * loaded between load and attach (start.c), what the mode cannot see
+ * described (describe.c) and the -T log opened. Each step says its own error
+ * and returns its exit code; the first that fails ends setup.
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
 #include <malloc.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <linux/magic.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/statfs.h>
-#include <sys/syscall.h>
-#include <sys/utsname.h>
 
 #include "cpulist.h"
-#include "escape.h"
-#include "export.h"
 #include "setup_int.h"
-#include "umaps.h"
 
-#define ENOTSUPP_KERNEL 524 /* include/linux/errno.h: not in the uapi, no strerror() */
-
-static const char *step_name(enum tracer_step step)
+/* What the steps fill in as they go, set before the first. */
+static void prepare(struct session *s)
 {
-	switch (step) {
-	case TRACER_OPEN:
-		return "open";
-	case TRACER_LOAD:
-		return "load";
-	default:
-		return "attach";
-	}
+	kscan__name_symbols(&s->scan);
+	cpulist__format(s->opts->victims, s->filter_cpus, sizeof(s->filter_cpus));
+	s->fds_at_start = probe__fds_in_use();
 }
 
-void start__tracer_options(struct session *s, struct tracer_opts *topts)
+/* The -p process (65), -C's CPUs (64), the --cgroup directory (66). */
+static int check_target(struct session *s)
 {
-	*topts = (struct tracer_opts){
-	    .filter_tgid = (__u32)s->opts->pid,
-	    .filter_comm = s->opts->comm,
-	    .filter_cgroup_id = s->cgroup_id,
-	    .filter_victims = s->opts->victims_set ? s->opts->victims : NULL,
-	    .max_sites = s->opts->max_sites,
-	    .max_stacks = s->opts->max_stacks,
-	    .mode = s->opts->mode,
-	    .symbols = kscan__symbols_ready,
-	    .loaded = kscan__load_symbols,
-	    .callback_arg = s,
-	    .drain_all_btf_id = s->btf.drain_all_id,
-	    .count_ipis = s->btf.ipi_send_cpu && s->opts->ipis,
-	    .tracefs = TRACEFS,
-	    .slow_threshold_ns = s->opts->slow_ns,
-	    .every_stack = walks_every_stack(s->opts),
-	    .fds_beside = budget__fds_beside(s),
-	    .fds_needed = &s->needs.fds,
-	};
+	int code = target__open_process(s);
+
+	if (code == EXIT_OK)
+		code = target__check_victims(s->opts);
+	if (code == EXIT_OK)
+		code = target__resolve_cgroup(s);
+	return code;
 }
 
-static int start_tracer(struct session *s)
+/* Privileges (77), the kernel's BTF (69), tracefs (71). */
+static int ready_kernel(struct session *s)
 {
-	struct tracer_opts topts;
-	enum tracer_step step;
-	size_t heap = budget__btf_parse_size();
-	int code, err, paranoid;
+	int code = kernel__check_privileges();
 
-	start__tracer_options(s, &topts);
-	code = budget__fit_needs(s, &topts, heap);
-	if (code != EXIT_OK)
-		return code;
-	err = budget__prefault_heap(heap);
-	if (err)
-		return budget__resource_error(s, err);
-	note(s, "%.1f MB of heap faulted in for libbpf's load", MB(heap));
-	err = tracer__start(&topts, &s->tracer, &step);
-	if (err && step == TRACER_SYMBOLS)
-		return s->symbols_code;
-	if (probe__short_of_resources(err))
-		return budget__resource_error(s, err);
-	/* kprobe mode's hooks are perf events; full and tracepoint modes' required ones are not */
-	paranoid = step == TRACER_ATTACH ? probe__perf_restricted(err) : 0;
-	if (paranoid && s->opts->mode == MODE_KPROBE)
-		return say_error(
-		    EXIT_NO_PERM,
-		    "cannot attach the BPF programs in %s mode: kernel.perf_event_paranoid=%d "
-		    "leaves perf events (kprobes, tracepoints) to CAP_SYS_ADMIN; run as root, "
-		    "set kernel.perf_event_paranoid=2 or use full mode",
-		    tracer__mode_name(s->opts->mode), paranoid);
-	if (err && s->opts->mode == MODE_AUTO)
-		return say_error(
-		    EXIT_BPF,
-		    "cannot %s the BPF programs in any mode (tracepoint, the last tried: "
-		    "%s; -vv shows libbpf's log)",
-		    step_name(step), strerror(-err));
-	/* the kernel's ENOTSUPP, which strerror() does not know */
-	if (err == -ENOTSUPP_KERNEL && step == TRACER_ATTACH && s->opts->mode == MODE_FULL)
-		return say_error(
-		    EXIT_BPF,
-		    "cannot attach the BPF programs in full mode: this kernel cannot attach "
-		    "fentry/fexit programs here (ENOTSUPP: arm64 kernels without ftrace "
-		    "direct calls, Debian's 6.1 among them, have no BPF trampoline); use "
-		    "kprobe mode");
-	if (err)
-		return say_error(
-		    EXIT_BPF, "cannot %s the BPF programs in %s mode: %s (-vv shows libbpf's log)",
-		    step_name(step), tracer__mode_name(s->opts->mode), strerror(-err));
-	return EXIT_OK;
+	if (code == EXIT_OK)
+		code = kernel__check_btf_exposed();
+	if (code == EXIT_OK)
+		code = kernel__mount_tracefs(s);
+	return code;
 }
 
-/* -T: slow drains come from the ring buffer, read from here on (none is lost meanwhile). */
-static int start_slowlog(struct session *s)
+/*
+ * The BTF's facts (69), then the tracer: the memory and fds (1), its open and
+ * load (73), kallsyms (72) and the drain work symbol (70), its attach (73); in
+ * full and kprobe modes kallsyms and the symbol come before the open. The scan
+ * thread starts after kernel__mount_tracefs(): its unshare() needs a process
+ * of one thread.
+ */
+static int start_tracing(struct session *s)
 {
-	int err;
+	int code;
 
-	if (!s->opts->slow_ns)
-		return EXIT_OK;
-	s->slowlog = slowlog__new(stdout, s->opts->slow_ns, s->opts->json, s->ksyms);
-	err = s->slowlog ? tracer__watch_slow(s->tracer, slowlog__slow_drain, s->slowlog) : -ENOMEM;
-	if (probe__short_of_resources(err))
-		return budget__resource_error(s, err);
-	if (err)
-		return say_error(EXIT_RUNTIME, "cannot start the slow-drain log: %s",
-				 strerror(-err));
-	return EXIT_OK;
+	kscan__start(s);
+	code = kernel__read_btf_facts(s);
+	if (code == EXIT_OK)
+		code = start__tracer(s);
+	kscan__join(s);
+	return code;
 }
 
 int setup__run(struct session *s)
@@ -144,33 +74,18 @@ int setup__run(struct session *s)
 	 * stay in the heap until given back once attached.
 	 */
 	heap_keep(true);
-	kscan__name_symbols(&s->scan);
-	cpulist__format(s->opts->victims, s->filter_cpus, sizeof(s->filter_cpus));
-	s->fds_at_start = probe__fds_in_use();
-	code = target__open_process(s);
+	prepare(s);
+	code = check_target(s);
 	if (code == EXIT_OK)
-		code = target__check_victims(s->opts);
+		code = ready_kernel(s);
 	if (code == EXIT_OK)
-		code = target__resolve_cgroup(s);
-	if (code == EXIT_OK)
-		code = kernel__check_privileges();
-	if (code == EXIT_OK)
-		code = kernel__check_btf_exposed();
-	if (code == EXIT_OK)
-		code = kernel__mount_tracefs(s);
-	/* after kernel__mount_tracefs(): its unshare() needs a process of one thread */
-	if (code == EXIT_OK)
-		kscan__start(s);
-	if (code == EXIT_OK)
-		code = kernel__read_btf_facts(s);
-	if (code == EXIT_OK)
-		code = start_tracer(s);
-	kscan__join(s);
+		code = start_tracing(s);
 	heap_keep(false);
 	malloc_trim(0);
 	if (code == EXIT_OK)
 		describe__run(s);
+	/* -T's log (1) */
 	if (code == EXIT_OK)
-		code = start_slowlog(s);
+		code = start__slowlog(s);
 	return code;
 }

@@ -62,6 +62,15 @@ size_t budget__btf_parse_size(void);
 /* size bytes of heap faulted in, then freed for libbpf: 0 or -ENOMEM. */
 int budget__prefault_heap(size_t size);
 
+/* start.c: the tracer started, and the -T log */
+
+/* The tracer's options for this run. */
+void start__tracer_options(struct session *s, struct tracer_opts *topts);
+/* The tracer started into s->tracer, after the memory check. */
+int start__tracer(struct session *s);
+/* -T: the slow-drain log, read from the tracer's ring buffer. */
+int start__slowlog(struct session *s);
+
 /* describe.c: what the run sees and what it cannot */
 
 /*
@@ -74,8 +83,5 @@ void describe__blind_spots(const struct tracer_features *f, bool ipis, bool qpw,
 			   const char *fadvise_cause, char *buf, size_t size);
 /* s->info, the blind spots and the uname for every output, once the tracer started. */
 void describe__run(struct session *s);
-
-/* The tracer's options for this run (setup.c). */
-void start__tracer_options(struct session *s, struct tracer_opts *topts);
 
 #endif /* SETUP_INT_H */
