@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The tracer's insides, shared by its two files only: tracer.c (load, attach,
- * the slow-drain ring buffer, unload) and tracer_read.c (the map readers).
+ * The tracer's insides, shared by its three files only: tracer.c (load,
+ * attach, the slow-drain ring buffer, unload), tracer_plan.c (what a mode
+ * loads and needs) and tracer_read.c (the map readers).
  */
 #ifndef TRACER_INT_H
 #define TRACER_INT_H
@@ -44,6 +45,31 @@ struct tracer {
 	void *slow_arg;
 	__u64 skipped; /* CNT_SKIPPED as last read: it never goes back */
 };
+
+/* One program to attach. */
+struct hook {
+	struct bpf_program *prog;
+	const char *kfunc; /* a drain hook's function: a kprobe's, an fentry's target; else NULL */
+	bool retprobe;
+	bool *seen; /* optional hook: set when attached; NULL: required */
+	int *why;   /* optional hook: -errno of its attach when it failed */
+};
+
+struct plan {
+	struct hook hooks[MAX_LINKS];
+	int nr;
+};
+
+/* What mode attaches, its optional hooks' outcomes going into f; everything else stays unloaded. */
+void tracer_plan_mode(struct plan *p, struct drainstat_bpf *s, const struct tracer_opts *o,
+		      const struct tracer_symbols *syms, enum drain_mode mode,
+		      struct tracer_features *f);
+/* skel's rodata, autoload and map sizes for plan in mode: 0 or -errno. */
+int tracer_configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
+		     const struct plan *plan, enum drain_mode mode, int nr_cpus);
+/* The fds and kernel memory a configured skeleton and its plan need. */
+void tracer_count_needs(const struct drainstat_bpf *skel, const struct plan *plan, int nr_cpus,
+			struct tracer_needs *needs);
 
 /* The stack id in map (stacks or ustacks) into ips; *nr 0 if it has none. */
 int tracer_read_ips(const struct bpf_map *map, __s32 id, __u64 *ips, int *nr);
