@@ -228,7 +228,7 @@ static int mode_needs(const struct tracer_opts *opts, enum drain_mode mode, int 
 int tracer__needs(const struct tracer_opts *opts, struct tracer_needs *needs)
 {
 	bool auto_mode = opts->mode == MODE_AUTO;
-	struct tracer_needs most;
+	struct tracer_needs most = {};
 	int nr_cpus, err;
 
 	/* the fds do not depend on the CPUs: known even when no fd is left to read them */
