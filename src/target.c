@@ -38,6 +38,79 @@ static int process_of(pid_t pid)
 }
 
 /*
+ * -p takes a process: the BPF side compares the thread group ID. A pidfd
+ * (Linux 5.3) tells when it exits, and keeps its PID from being taken for
+ * another's meanwhile unnoticed.
+ */
+int target__open_process(struct session *s)
+{
+	pid_t pid = s->opts->pid;
+	int tgid, open_err;
+
+	if (!pid)
+		return EXIT_OK;
+	/* the pidfd first: the process it holds is the one checked after */
+	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	open_err = s->pidfd < 0 ? -errno : 0;
+	if (probe__short_of_resources(open_err))
+		return budget__resource_error(s, open_err);
+	if (open_err == -ESRCH)
+		return say_error(EXIT_NO_PROCESS, "no process with PID %d", pid);
+	tgid = process_of(pid);
+	if (probe__short_of_resources(tgid))
+		return budget__resource_error(s, tgid);
+	/* a thread's ID: pidfd_open() says EINVAL, the status names its process */
+	if (tgid > 0 && tgid != pid)
+		return say_error(EXIT_NO_PROCESS, "%d is a thread of process %d: use -p %d", pid,
+				 tgid, tgid);
+	if (tgid < 0 || has_exited(s->pidfd))
+		return say_error(EXIT_NO_PROCESS, "process %d has exited%s: nothing to trace", pid,
+				 tgid < 0 ? "" : " (a zombie, not yet reaped)");
+	if (open_err)
+		note(s, "no pidfd for process %d (%s): its exit will not end the run", pid,
+		     strerror(-open_err));
+	return EXIT_OK;
+}
+
+#define POSSIBLE_PATH "/sys/devices/system/cpu/possible"
+
+/*
+ * -C names only CPUs this machine can have (offline ones may come online):
+ * another would filter every work out, silently.
+ */
+int target__check_victims(const struct options *o)
+{
+	enum { WORDS = DRAINSTAT_MAX_CPUS / 64 };
+	/* on the heap: 2 KB, and drainstat runs under ulimit -s 24 */
+	__u64 *possible, *missing;
+	char have[128], bad[128];
+	bool known = false, any = false;
+	int i, code = EXIT_OK;
+
+	if (!o->victims_set)
+		return EXIT_OK;
+	possible = calloc(2 * WORDS, sizeof(__u64));
+	if (!possible)
+		return say_error(EXIT_RUNTIME, "cannot check -C: %s", strerror(ENOMEM));
+	missing = possible + WORDS;
+	cpulist__read(POSSIBLE_PATH, possible);
+	for (i = 0; i < WORDS; i++) {
+		known |= possible[i] != 0;
+		missing[i] = o->victims[i] & ~possible[i];
+		any |= missing[i] != 0;
+	}
+	if (known && any) {
+		cpulist__format(missing, bad, sizeof(bad));
+		cpulist__format(possible, have, sizeof(have));
+		code = say_error(EXIT_USAGE,
+				 "-C names CPUs this machine does not have: %s (its CPUs: %s)", bad,
+				 have);
+	}
+	free(possible);
+	return code;
+}
+
+/*
  * A cgroup v2 directory's id, what bpf_get_current_cgroup_id() returns: the
  * kernfs node id, read through a file handle.
  */
@@ -88,77 +161,4 @@ int target__resolve_cgroup(struct session *s)
 				 strerror(-err));
 	free(shown);
 	return code;
-}
-
-#define POSSIBLE_PATH "/sys/devices/system/cpu/possible"
-
-/*
- * -C names only CPUs this machine can have (offline ones may come online):
- * another would filter every work out, silently.
- */
-int target__check_victims(const struct options *o)
-{
-	enum { WORDS = DRAINSTAT_MAX_CPUS / 64 };
-	/* on the heap: 2 KB, and drainstat runs under ulimit -s 24 */
-	__u64 *possible, *missing;
-	char have[128], bad[128];
-	bool known = false, any = false;
-	int i, code = EXIT_OK;
-
-	if (!o->victims_set)
-		return EXIT_OK;
-	possible = calloc(2 * WORDS, sizeof(__u64));
-	if (!possible)
-		return say_error(EXIT_RUNTIME, "cannot check -C: %s", strerror(ENOMEM));
-	missing = possible + WORDS;
-	cpulist__read(POSSIBLE_PATH, possible);
-	for (i = 0; i < WORDS; i++) {
-		known |= possible[i] != 0;
-		missing[i] = o->victims[i] & ~possible[i];
-		any |= missing[i] != 0;
-	}
-	if (known && any) {
-		cpulist__format(missing, bad, sizeof(bad));
-		cpulist__format(possible, have, sizeof(have));
-		code = say_error(EXIT_USAGE,
-				 "-C names CPUs this machine does not have: %s (its CPUs: %s)", bad,
-				 have);
-	}
-	free(possible);
-	return code;
-}
-
-/*
- * -p takes a process: the BPF side compares the thread group ID. A pidfd
- * (Linux 5.3) tells when it exits, and keeps its PID from being taken for
- * another's meanwhile unnoticed.
- */
-int target__open_process(struct session *s)
-{
-	pid_t pid = s->opts->pid;
-	int tgid, open_err;
-
-	if (!pid)
-		return EXIT_OK;
-	/* the pidfd first: the process it holds is the one checked after */
-	s->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	open_err = s->pidfd < 0 ? -errno : 0;
-	if (probe__short_of_resources(open_err))
-		return budget__resource_error(s, open_err);
-	if (open_err == -ESRCH)
-		return say_error(EXIT_NO_PROCESS, "no process with PID %d", pid);
-	tgid = process_of(pid);
-	if (probe__short_of_resources(tgid))
-		return budget__resource_error(s, tgid);
-	/* a thread's ID: pidfd_open() says EINVAL, the status names its process */
-	if (tgid > 0 && tgid != pid)
-		return say_error(EXIT_NO_PROCESS, "%d is a thread of process %d: use -p %d", pid,
-				 tgid, tgid);
-	if (tgid < 0 || has_exited(s->pidfd))
-		return say_error(EXIT_NO_PROCESS, "process %d has exited%s: nothing to trace", pid,
-				 tgid < 0 ? "" : " (a zombie, not yet reaped)");
-	if (open_err)
-		note(s, "no pidfd for process %d (%s): its exit will not end the run", pid,
-		     strerror(-open_err));
-	return EXIT_OK;
 }
