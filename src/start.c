@@ -47,22 +47,11 @@ void start__tracer_options(struct session *s, struct tracer_opts *topts)
 	};
 }
 
-int start__tracer(struct session *s)
+/* The exit code of tracer__start()'s err at step, its message said; EXIT_OK for none. */
+static int tracer_error(struct session *s, int err, enum tracer_step step)
 {
-	struct tracer_opts topts;
-	enum tracer_step step;
-	size_t heap = budget__btf_parse_size();
-	int code, err, paranoid;
+	int paranoid;
 
-	start__tracer_options(s, &topts);
-	code = budget__fit_needs(s, &topts, heap);
-	if (code != EXIT_OK)
-		return code;
-	err = budget__prefault_heap(heap);
-	if (err)
-		return budget__resource_error(s, err);
-	note(s, "%.1f MB of heap faulted in for libbpf's load", MB(heap));
-	err = tracer__start(&topts, &s->tracer, &step);
 	if (err && step == TRACER_SYMBOLS)
 		return s->symbols_code;
 	if (probe__short_of_resources(err))
@@ -95,6 +84,25 @@ int start__tracer(struct session *s)
 		    EXIT_BPF, "cannot %s the BPF programs in %s mode: %s (-vv shows libbpf's log)",
 		    step_name(step), tracer__mode_name(s->opts->mode), strerror(-err));
 	return EXIT_OK;
+}
+
+int start__tracer(struct session *s)
+{
+	struct tracer_opts topts;
+	enum tracer_step step;
+	size_t heap = budget__btf_parse_size();
+	int code, err;
+
+	start__tracer_options(s, &topts);
+	code = budget__fit_needs(s, &topts, heap);
+	if (code != EXIT_OK)
+		return code;
+	err = budget__prefault_heap(heap);
+	if (err)
+		return budget__resource_error(s, err);
+	note(s, "%.1f MB of heap faulted in for libbpf's load", MB(heap));
+	err = tracer__start(&topts, &s->tracer, &step);
+	return tracer_error(s, err, step);
 }
 
 /* -T: slow drains come from the ring buffer, read from here on (none is lost meanwhile). */
