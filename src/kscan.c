@@ -140,6 +140,24 @@ void kscan__join(struct session *s)
 	s->scan.running = false;
 }
 
+/* -v: where the symbols were found, and their addresses. */
+static void note_symbols(const struct session *s)
+{
+	const __u64 *addrs = s->scan.addrs;
+	size_t i;
+
+	if (s->ksyms)
+		note(s, "%s at 0x%llx, found in the symbol table", DRAIN_WORK_FN,
+		     (unsigned long long)addrs[SYM_WORK_FN]);
+	else
+		note(s, "%s at 0x%llx, found in %.1f ms by a scan of %s", DRAIN_WORK_FN,
+		     (unsigned long long)addrs[SYM_WORK_FN], (double)s->scan.ns / 1e6, KALLSYMS);
+	for (i = s->scan.nr - SYM_TRAMPOLINES; i < s->scan.nr; i++)
+		if (addrs[i])
+			note(s, "kretprobes return through %s at 0x%llx", s->scan.names[i],
+			     (unsigned long long)addrs[i]);
+}
+
 /*
  * The tracer's tracer_opts.symbols: from the table once it is loaded (late,
  * in tracepoint mode), else from the scan, waited for, or run here if no
@@ -150,7 +168,6 @@ int kscan__symbols_ready(void *arg, struct tracer_symbols *syms)
 {
 	struct session *s = arg;
 	const __u64 *addrs = s->scan.addrs;
-	size_t i;
 
 	if (s->ksyms)
 		ksyms__find(s->ksyms, s->scan.names, s->scan.addrs, s->scan.nr);
@@ -169,16 +186,7 @@ int kscan__symbols_ready(void *arg, struct tracer_symbols *syms)
 					    DRAIN_WORK_FN, KALLSYMS);
 		return -ENOENT;
 	}
-	if (s->ksyms)
-		note(s, "%s at 0x%llx, found in the symbol table", DRAIN_WORK_FN,
-		     (unsigned long long)addrs[SYM_WORK_FN]);
-	else
-		note(s, "%s at 0x%llx, found in %.1f ms by a scan of %s", DRAIN_WORK_FN,
-		     (unsigned long long)addrs[SYM_WORK_FN], (double)s->scan.ns / 1e6, KALLSYMS);
-	for (i = s->scan.nr - SYM_TRAMPOLINES; i < s->scan.nr; i++)
-		if (addrs[i])
-			note(s, "kretprobes return through %s at 0x%llx", s->scan.names[i],
-			     (unsigned long long)addrs[i]);
+	note_symbols(s);
 	*syms = (struct tracer_symbols){
 	    .drain_work_fn = addrs[SYM_WORK_FN],
 	    .hooks_in_kallsyms = hooks_in_kallsyms(&s->scan),
