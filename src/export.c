@@ -14,56 +14,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
 
-#include "export.h"
+#include "export_int.h"
 
 #ifndef TRACEFS_MAGIC
 #define TRACEFS_MAGIC 0x74726163
 #endif
 
-/*
- * ".<base>.tmp.<pid>.<16 hex>": a pid has at most 7 digits (PID_MAX_LIMIT,
- * 4194304), the random part 16. ".<base>.lock": the lock file.
- */
-#define TMP_SUFFIX    ".tmp."
-#define TMP_RANDOM    16
-#define TMP_EXTRA     (1 + sizeof(TMP_SUFFIX) - 1 + 7 + 1 + TMP_RANDOM)
-#define TMP_BASE_MAX  (NAME_MAX - TMP_EXTRA)
-#define LOCK_SUFFIX   ".lock"
-#define LOCK_BASE_MAX (NAME_MAX - 1 - (sizeof(LOCK_SUFFIX) - 1))
-
 /* Fresh names tried on EEXIST: only a planted file collides with 64 random bits. */
 #define TEMP_TRIES 8
-
-struct export
-{
-	char dir[PATH_MAX];
-	char base[NAME_MAX + 1];
-	char tmp_prefix[NAME_MAX + 1]; /* ".<base, cut to fit>.tmp." */
-	char tmp[NAME_MAX + 1];	       /* <tmp_prefix><pid>.<random>, in dirfd */
-	char lock_name[NAME_MAX + 1];  /* ".<base, cut to fit>.lock", in dirfd */
-	int dirfd;		       /* the directory, opened once: never looked up again */
-	int lock;		       /* the lock file, flock()ed: -1 before the first write */
-	struct stat lock_st;
-	struct stat written; /* what we put at the path last (st_ino 0: none) */
-	struct export_why why;
-};
 
 static int errno_or(int fallback)
 {
 	return errno ? -errno : fallback;
-}
-
-static bool same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
 /*
@@ -192,147 +160,18 @@ static int check_dir(struct export *e)
 	return -ESTALE;
 }
 
-/* The pid holding an flock() on st, from /proc/locks; 0 when not found. */
-static pid_t lock_holder(const struct stat *st)
-{
-	FILE *f = fopen("/proc/locks", "re");
-	unsigned int maj, min;
-	unsigned long ino;
-	char line[256], kind[16];
-	pid_t holder = 0;
-	int pid;
-
-	if (!f)
-		return 0;
-	/* "1: FLOCK  ADVISORY  WRITE 8050 fe:00:10952708 0 EOF"; a waiter's has "->" */
-	while (!holder && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%lu", kind, &pid, &maj, &min, &ino) ==
-			5 &&
-		    !strcmp(kind, "FLOCK") && pid > 0 && maj == major(st->st_dev) &&
-		    min == minor(st->st_dev) && ino == st->st_ino)
-			holder = pid;
-	fclose(f);
-	return holder;
-}
-
-/*
- * A lock file is ours if it is a regular file of our user with one link: not a
- * FIFO, a link to another file, nor a file someone else made. -EPERM
- * (why.lock_planted, and what was found) otherwise.
- */
-static int check_lock(struct export *e, const struct stat *st)
-{
-	if (S_ISREG(st->st_mode) && st->st_uid == geteuid() && st->st_nlink == 1)
-		return 0;
-	e->why.lock_planted = true;
-	e->why.found = st->st_mode & S_IFMT;
-	e->why.owner = st->st_uid;
-	e->why.links = st->st_nlink;
-	return -EPERM;
-}
-
-/* Why the lock file did not open: what is at its name, if that is not ours. */
-static int lock_refused(struct export *e, int err)
-{
-	struct stat st;
-
-	if (fstatat(e->dirfd, e->lock_name, &st, AT_SYMLINK_NOFOLLOW))
-		return err;
-	return check_lock(e, &st) ?: err;
-}
-
 /*
  * The file an O_PATH descriptor names, opened for reading: the same inode,
  * looked up no more (an O_PATH open calls no driver and waits for no one, so
  * what it names is checked first: a device another user linked there is
  * never opened). O_NONBLOCK: a lease its owner holds does not hold us.
  */
-static int reopen(int path_fd)
+int export_reopen(int path_fd)
 {
 	char proc[64];
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path_fd);
 	return open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-}
-
-/*
- * The lock file, open for reading: a new one of ours (O_EXCL), or the one
- * there if check_lock() finds it ours (looked at through O_PATH before it is
- * opened). e->lock_st gets what was opened.
- */
-static int open_lock(struct export *e)
-{
-	int tries, fd = -1, path_fd, err = -EAGAIN;
-
-	for (tries = 0; tries < 8 && err == -EAGAIN; tries++) {
-		fd = openat(e->dirfd, e->lock_name,
-			    O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
-		if (fd >= 0) {
-			if (!fstat(fd, &e->lock_st))
-				return fd;
-			err = -errno;
-			close(fd);
-			return err;
-		}
-		if (errno != EEXIST)
-			return lock_refused(e, -errno);
-		path_fd = openat(e->dirfd, e->lock_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (path_fd < 0) {
-			err = errno == ENOENT ? -EAGAIN : -errno; /* removed meanwhile: again */
-			continue;
-		}
-		err = fstat(path_fd, &e->lock_st) ? -errno : check_lock(e, &e->lock_st);
-		fd = err ? -1 : reopen(path_fd);
-		if (!err && fd < 0)
-			err = -errno;
-		close(path_fd);
-	}
-	return err ? err : fd;
-}
-
-/*
- * The second-writer check, one no other user can take part in: the export
- * itself is readable by all, and a reader's lock on it must not stop its
- * writer. An flock() on ".<base>.lock", ours, held open for the run; O_RDONLY,
- * so that the filesystem can be remounted read-only. -EBUSY (why.holder) if
- * another process holds it.
- */
-static int take_lock(struct export *e)
-{
-	int fd, err = 0;
-
-	fd = open_lock(e);
-	if (fd < 0)
-		return fd;
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		if (err == -EBUSY)
-			e->why.holder = lock_holder(&e->lock_st);
-	}
-	if (err) {
-		close(fd);
-		return err;
-	}
-	e->lock = fd;
-	return 0;
-}
-
-/*
- * We hold the lock at the lock file's name: the one we took, or a new one if
- * that name was removed or replaced meanwhile (a lock on a file no longer
- * there stops no one).
- */
-static int hold_lock(struct export *e)
-{
-	struct stat st;
-
-	if (e->lock >= 0 && !fstatat(e->dirfd, e->lock_name, &st, AT_SYMLINK_NOFOLLOW) &&
-	    same_file(&st, &e->lock_st))
-		return 0;
-	if (e->lock >= 0)
-		close(e->lock);
-	e->lock = -1;
-	return take_lock(e);
 }
 
 /*
@@ -383,7 +222,7 @@ static int check_exported(struct export *e, const struct stat *st)
 	else if (!same_file(&now, st))
 		err = -EAGAIN; /* replaced between the stat and the open */
 	if (!err) {
-		int file = reopen(fd);
+		int file = export_reopen(fd);
 
 		err = file < 0 ? -errno : exported(file) ? 0 : -EEXIST;
 		if (file >= 0)
@@ -543,7 +382,7 @@ static int write_export(struct export *e, void (*emit)(FILE *f, const void *arg)
 	bool named, ours, absent;
 	int fd, err;
 
-	err = hold_lock(e);
+	err = export_hold_lock(e);
 	if (!err)
 		err = claim(e, &absent);
 	if (err)
