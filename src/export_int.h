@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The export's insides, shared by its files only: export.c (the directory,
- * the file it replaces, the temp file, the write and rename) and
- * export_lock.c (the lock file and its holder).
+ * the file it replaces, the write and rename), export_lock.c (the lock file
+ * and its holder), export_temp.c (the temp files: their names, their writing,
+ * a killed writer's leftovers).
  */
 #ifndef EXPORT_INT_H
 #define EXPORT_INT_H
@@ -49,5 +50,14 @@ int export_reopen(int path_fd);
 
 /* The lock file's flock() held at its name (export_lock.c): 0 or -errno (-EBUSY, -EPERM). */
 int export_hold_lock(struct export *e);
+
+/*
+ * The temp file (export_temp.c): export_open_temp() opens it, unnamed where
+ * the filesystem allows it (*named false: export_name_temp() names it after
+ * the write), export_write_temp() runs emit() into it. e->tmp gets its name.
+ */
+int export_open_temp(struct export *e, bool *named);
+int export_write_temp(int fd, void (*emit)(FILE *f, const void *arg), const void *arg);
+int export_name_temp(struct export *e, int fd);
 
 #endif /* EXPORT_INT_H */
