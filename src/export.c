@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The --prom file: written whole or not at all, by one writer, and only ever
- * over a regular file.
+ * over a regular file. Here its directory, what is at its path, the rename and
+ * the messages; the lock file in export_lock.c, the temp files in export_temp.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
