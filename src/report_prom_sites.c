@@ -16,12 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hist.h"
 #include "report_prom_int.h"
 
 struct prom_memory {
 	struct prom_seen *seen;
-	int nr, cap, nr_kept;
+	int nr, nr_kept;
+	size_t cap;
 	struct prom_seen other; /* the series of site="other" */
 	/* the sites of an export, kept for the next: no fresh pages every interval */
 	struct prom_site *sites;
@@ -192,15 +194,8 @@ static struct prom_seen *seen_site(struct prom_memory *pm, const char *name, int
 	for (i = 0; i < pm->nr; i++)
 		if (same_label(pm->seen[i].name, name))
 			return &pm->seen[i];
-	if (pm->nr == pm->cap) {
-		int cap = pm->cap ? pm->cap * 2 : 32;
-
-		s = realloc(pm->seen, (size_t)cap * sizeof(*s));
-		if (!s)
-			return NULL;
-		pm->seen = s;
-		pm->cap = cap;
-	}
+	if (grow((void **)&pm->seen, pm->nr, &pm->cap, sizeof(*pm->seen), 32))
+		return NULL;
 	s = &pm->seen[pm->nr++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s", name);
