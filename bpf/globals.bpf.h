@@ -153,17 +153,21 @@ static const struct slow_targets zero_targets;
 static const struct drain_state zero_drain;
 static const struct fadvise_call zero_call;
 
+/* A stack map of so many buckets: stacks of DRAINSTAT_MAX_STACK_DEPTH frames, by id. */
+#define STACK_MAP(buckets)                                                                         \
+	struct {                                                                                   \
+		__uint(type, BPF_MAP_TYPE_STACK_TRACE);                                            \
+		__uint(max_entries, buckets);                                                      \
+		__uint(key_size, sizeof(__u32));                                                   \
+		__uint(value_size, DRAINSTAT_MAX_STACK_DEPTH * sizeof(__u64));                     \
+	}
+
 /*
  * Kernel stacks by id. bpf_get_stackid() fails (-EEXIST, counted as
  * stack_lost) when two stacks hash to one bucket: with local drains a run
  * sees dozens of distinct stacks, so the buckets are many.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 16384);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, DRAINSTAT_MAX_STACK_DEPTH * sizeof(__u64));
-} stacks SEC(".maps");
+STACK_MAP(16384) stacks SEC(".maps");
 
 /*
  * Sites: the key's slot in site_slots, its numbers in the sites array, which
@@ -201,14 +205,21 @@ struct {
 	__type(value, __u64);
 } stack_walks SEC(".maps");
 
-/* Per target CPU; user space reads it in place (mmapped), as the sites. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1024); /* resized to the possible CPUs before load */
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct cpu_stats);
-} cpus SEC(".maps");
+/*
+ * An array of one value_type per CPU, by CPU, which user space reads in place
+ * (mmapped), as the sites.
+ */
+#define CPU_ARRAY(value_type)                                                                      \
+	struct {                                                                                   \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                                                  \
+		__uint(max_entries, 1024); /* resized to the possible CPUs before load */          \
+		__uint(map_flags, BPF_F_MMAPABLE);                                                 \
+		__type(key, __u32);                                                                \
+		__type(value, value_type);                                                         \
+	}
+
+/* Per target CPU: its works' numbers. */
+CPU_ARRAY(struct cpu_stats) cpus SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -224,13 +235,8 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1024); /* resized to the possible CPUs before load */
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__type(key, __u32);
-	__type(value, struct work_state);
-} works SEC(".maps");
+/* Per target CPU: its drain work in flight. */
+CPU_ARRAY(struct work_state) works SEC(".maps");
 
 /*
  * LRU: a finished drain's state is only needed until its task drains again,
@@ -265,12 +271,8 @@ struct {
 	__type(value, struct slow_targets);
 } slow_targets SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
-	__uint(max_entries, 1024);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, DRAINSTAT_MAX_STACK_DEPTH * sizeof(__u64));
-} ustacks SEC(".maps");
+/* User stacks by id, for the slow-drain log (-T). */
+STACK_MAP(1024) ustacks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
