@@ -35,13 +35,13 @@ static __always_inline void open_drains_add(__s32 delta)
 static __always_inline bool starts_new_drain(const struct drain_state *d, __u64 now, __u64 nvcsw,
 					     int target_cpu, __u32 tid, struct fadvise_call **f)
 {
-	if (d->nvcsw == nvcsw && target_cpu > d->last_target_cpu &&
+	if (d->last_queue_nvcsw == nvcsw && target_cpu > d->last_target_cpu &&
 	    (d->pending || now - d->last_queue_ns <= join_window_ns))
 		return false;
-	if (!d->fadvise_ns)
+	if (!d->fadvise_start_ns)
 		return true;
 	*f = fadvise_call_of(tid);
-	return !*f || (*f)->start_ns != d->fadvise_ns;
+	return !*f || (*f)->start_ns != d->fadvise_start_ns;
 }
 
 /* The task's drain state: its entry, made the first time the task drains. */
@@ -66,23 +66,23 @@ static __always_inline void drain_reset(void *ctx, struct drain_state *d, __u64 
 					__u64 source, __u64 ret_ip)
 {
 	struct site_key last = d->site;
-	__u32 last_slot = d->site_slot;
+	__u32 last_nr = d->site_nr;
 	__u64 last_source = d->source;
 	__u32 tid = (__u32)pid_tgid;
 
 	*d = zero_drain;
-	d->id_ns = now;
+	d->start_ns = now;
 	d->tgid = (__u32)(pid_tgid >> 32);
 	d->caller_cpu = bpf_get_smp_processor_id();
 	d->last_target_cpu = -1;
 	d->source = source;
 	bpf_get_current_comm(d->site.comm, sizeof(d->site.comm));
-	if (source && source == last_source && last_slot && !every_stack &&
+	if (source && source == last_source && last_nr && !every_stack &&
 	    same_comm(d->site.comm, last.comm)) {
 		d->site = last;
-		d->site_slot = last_slot;
+		d->site_nr = last_nr;
 	} else {
-		site_name(ctx, &d->site, &d->site_slot, source, ret_ip);
+		site_name(ctx, &d->site, &d->site_nr, source, ret_ip);
 	}
 	slow_open(ctx, d, tid);
 }
@@ -119,15 +119,15 @@ static __always_inline void drain_begin(void *ctx, struct drain_state *d, __u64 
 	drain_reset(ctx, d, pid_tgid, now, source, ret_ip);
 	d->forced = forced;
 	d->by_entry = by_entry;
-	if (d->site_slot) {
-		s = site_stats_of(&d->site, d->site_slot);
+	if (d->site_nr) {
+		s = site_stats_of(&d->site, d->site_nr);
 	} else {
-		s = site_stats_get(&d->site, &d->site_slot);
-		site_remember(source, &d->site, d->site_slot);
+		s = site_stats_get(&d->site, &d->site_nr);
+		site_remember(source, &d->site, d->site_nr);
 	}
 	if (!filter_victims)
 		drain_count(d, s);
-	d->fadvise_ns = mark_escalation(f);
+	d->fadvise_start_ns = mark_escalation(f);
 	open_drains_add(1);
 }
 
@@ -161,7 +161,7 @@ static __always_inline void drain_join(struct drain_state *d)
 		return;
 	/* 0: the close found no site, and its wait is in no histogram */
 	recorded = __sync_lock_test_and_set(&d->recorded_wait_ns, 0);
-	s = site_stats_of(&d->site, d->site_slot);
+	s = site_stats_of(&d->site, d->site_nr);
 	if (s && recorded)
 		hist_remove(&s->hist[SITE_WAIT_NS], recorded);
 	count(CNT_WAIT_REVISED);
@@ -180,10 +180,10 @@ static __always_inline void queue_in_call(struct drain_state *d, __u64 now)
 
 	if (d->works)
 		return;
-	d->lock_ns = now - (d->own_ns ? d->own_start_ns + d->own_ns : d->id_ns);
+	d->lock_ns = now - (d->own_ns ? d->own_start_ns + d->own_ns : d->start_ns);
 	if (!d->counted)
 		return;
-	s = site_stats_of(&d->site, d->site_slot);
+	s = site_stats_of(&d->site, d->site_nr);
 	if (s)
 		hist_add(&s->hist[SITE_LOCK_NS], d->lock_ns);
 }
@@ -219,13 +219,13 @@ static __always_inline void drain_work_done(const struct work_state *ws, struct 
 	struct drain_state *d = bpf_map_lookup_elem(&drains, &ws->caller_tid);
 	__u64 wait;
 
-	if (!d || d->id_ns != ws->drain_id_ns)
+	if (!d || d->start_ns != ws->drain_start_ns)
 		return;
 	slow_record(d, ws->caller_tid, cpu, dispatch, run);
 	/* a drain seen at entry gets its exact wait at exit */
 	if (__sync_fetch_and_add(&d->pending, -1) != 1 || d->by_entry)
 		return;
-	wait = now - d->id_ns;
+	wait = now - d->start_ns;
 	/*
 	 * tracepoint mode: the slowest work is what is known to be slow; a drain
 	 * that a late work rejoins is logged at its first end. One not counted
@@ -334,10 +334,10 @@ static __always_inline void drain_exit(void *ctx, __u8 level, bool twin)
 	if (!d->counted)
 		return;
 	now = bpf_ktime_get_ns();
-	wait = now - d->id_ns;
+	wait = now - d->start_ns;
 	if (slow_threshold_ns && wait >= slow_threshold_ns)
 		slow_emit(d, tid, now, wait);
-	s = site_stats_of(&d->site, d->site_slot);
+	s = site_stats_of(&d->site, d->site_nr);
 	if (!s)
 		return;
 	hist_add(&s->hist[SITE_WAIT_NS], wait);

@@ -109,19 +109,19 @@ struct site_source {
 
 #define SOURCE_FADVISE(advice) (1 + (__u64)(advice)) /* never a kernel address */
 
-/* The site a source had at its first drain: its key and slot (site_slot's + 1, or 0). */
+/* The site a source had at its first drain: its key and site_nr (drainstat.h). */
 struct site_named {
 	struct site_key key;
-	__u32 site_slot;
+	__u32 site_nr;
 	__u32 pad;
 };
 
-/* lru_add_drain() calls in flight: entry time and the caller's site (site_slot as a drain's). */
+/* lru_add_drain() calls in flight: entry time and the caller's site (site_nr as a drain's). */
 struct local_call {
 	__u64 start_ns;
 	__u64 source; /* as drain_source()'s */
 	struct site_key site;
-	__u32 site_slot;
+	__u32 site_nr;
 	__u32 pad;
 };
 

@@ -92,7 +92,7 @@ static __always_inline void local_enter(void *ctx, __u64 caller, __u64 ret_ip)
 		return;
 	call.start_ns = bpf_ktime_get_ns();
 	bpf_get_current_comm(call.site.comm, sizeof(call.site.comm));
-	site_name(ctx, &call.site, &call.site_slot, caller, ret_ip);
+	site_name(ctx, &call.site, &call.site_nr, caller, ret_ip);
 	call.source = caller;
 	if (bpf_map_update_elem(&local_calls, &tid, &call, BPF_ANY))
 		count(CNT_LOCAL_MAP_FULL);
@@ -106,11 +106,11 @@ static __always_inline void local_exit(void)
 
 	if (!call)
 		return;
-	if (call->site_slot) {
-		s = site_stats_of(&call->site, call->site_slot);
+	if (call->site_nr) {
+		s = site_stats_of(&call->site, call->site_nr);
 	} else {
-		s = site_stats_get(&call->site, &call->site_slot);
-		site_remember(call->source, &call->site, call->site_slot);
+		s = site_stats_get(&call->site, &call->site_nr);
+		site_remember(call->source, &call->site, call->site_nr);
 	}
 	if (s)
 		hist_add(&s->hist[SITE_LOCAL_NS], bpf_ktime_get_ns() - call->start_ns);

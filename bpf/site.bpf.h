@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Sites: where drains and local drains come from, and their numbers. A site
- * has a slot in the sites array, found by its key (site_slots) or by the slot
- * a drain keeps (site_slot: the slot + 1, 0 for none); it is named by a walk
+ * has a slot in the sites array, found by its key (site_slots) or by the
+ * site_nr a drain keeps (the slot + 1, 0 for none); it is named by a walk
  * of the caller's stack, or by the site its source had at its first drain
  * (site_sources), which spares the walk.
  */
@@ -12,14 +12,14 @@
 #include "globals.bpf.h"
 
 /*
- * The numbers of a site: by the slot a drain or work keeps (site_slot, the slot
- * + 1), else by key; NULL if it has no slot.
+ * The numbers of a site: by the site_nr a drain or work keeps (its slot + 1),
+ * else by key; NULL if it has no slot.
  */
-static __always_inline struct site_stats *site_stats_of(const struct site_key *key, __u32 site_slot)
+static __always_inline struct site_stats *site_stats_of(const struct site_key *key, __u32 site_nr)
 {
-	__u32 slot = site_slot - 1, *found;
+	__u32 slot = site_nr - 1, *found;
 
-	if (site_slot)
+	if (site_nr)
 		return bpf_map_lookup_elem(&sites, &slot);
 	found = bpf_map_lookup_elem(&site_slots, key);
 	return found ? bpf_map_lookup_elem(&sites, found) : NULL;
@@ -51,10 +51,9 @@ static __always_inline struct site_stats *site_stats_new(const struct site_key *
 
 /*
  * The numbers of a site, made if new; NULL when there is no room (counted).
- * With site_slot, the slot is kept there for site_stats_of() (0 if none).
+ * With site_nr, the site's is kept there for site_stats_of() (0 if none).
  */
-static __always_inline struct site_stats *site_stats_get(const struct site_key *key,
-							 __u32 *site_slot)
+static __always_inline struct site_stats *site_stats_get(const struct site_key *key, __u32 *site_nr)
 {
 	struct site_stats *s = site_stats_of(key, 0);
 
@@ -62,8 +61,8 @@ static __always_inline struct site_stats *site_stats_get(const struct site_key *
 		s = site_stats_new(key);
 	if (!s)
 		count(CNT_SITE_MAP_FULL);
-	if (site_slot)
-		*site_slot = s ? s->slot + 1 : 0;
+	if (site_nr)
+		*site_nr = s ? s->slot + 1 : 0;
 	return s;
 }
 
@@ -83,10 +82,10 @@ static __always_inline void site_walk(void *ctx, struct site_key *site, __u64 re
 
 /*
  * The site of a drain or local drain from source (0: none) and the comm in
- * site, into site and *site_slot: the site its source had first, else a stack
+ * site, into site and *site_nr: the site its source had first, else a stack
  * walk. The slot stays 0 when only the key is known.
  */
-static __always_inline void site_name(void *ctx, struct site_key *site, __u32 *site_slot,
+static __always_inline void site_name(void *ctx, struct site_key *site, __u32 *site_nr,
 				      __u64 source, __u64 ret_ip)
 {
 	struct site_source k = {.source = source};
@@ -97,7 +96,7 @@ static __always_inline void site_name(void *ctx, struct site_key *site, __u32 *s
 		named = bpf_map_lookup_elem(&site_sources, &k);
 		if (named) {
 			*site = named->key;
-			*site_slot = named->site_slot;
+			*site_nr = named->site_nr;
 			return;
 		}
 	}
@@ -105,13 +104,12 @@ static __always_inline void site_name(void *ctx, struct site_key *site, __u32 *s
 }
 
 /* A source's first site, once its stack is known and has a slot: its later drains walk no stack. */
-static __always_inline void site_remember(__u64 source, const struct site_key *site,
-					  __u32 site_slot)
+static __always_inline void site_remember(__u64 source, const struct site_key *site, __u32 site_nr)
 {
 	struct site_source k = {.source = source};
-	struct site_named named = {.key = *site, .site_slot = site_slot};
+	struct site_named named = {.key = *site, .site_nr = site_nr};
 
-	if (!source || every_stack || site->stack_id < 0 || !site_slot)
+	if (!source || every_stack || site->stack_id < 0 || !site_nr)
 		return;
 	__builtin_memcpy(k.comm, site->comm, sizeof(k.comm));
 	bpf_map_update_elem(&site_sources, &k, &named, BPF_NOEXIST);

@@ -252,8 +252,8 @@ static int read_works_in_flight(struct tracer *t, struct snapshot *snap, __u64 r
 		 * read_ns as the model has it: a -T event past running_min_ns
 		 * always says what runs there
 		 */
-		age = snap->in_flight.read_ns > w.ws.drain_id_ns
-			  ? snap->in_flight.read_ns - w.ws.drain_id_ns
+		age = snap->in_flight.read_ns > w.ws.drain_start_ns
+			  ? snap->in_flight.read_ns - w.ws.drain_start_ns
 			  : 0;
 		if (!w.ws.start_ns && age >= running_min_ns)
 			read_running(t, cpu, &w.running);
