@@ -99,7 +99,8 @@ static int drain_works(struct model *m, struct model_drain *md, const struct sna
 		for (i = 0; i < f->nr_works; i++) {
 			const struct in_flight_work *fw = &f->works[i];
 
-			if (fw->ws.caller_tid != sd->tid || fw->ws.drain_id_ns != sd->d.id_ns ||
+			if (fw->ws.caller_tid != sd->tid ||
+			    fw->ws.drain_start_ns != sd->d.start_ns ||
 			    (fw->ws.start_ns != 0) != (pass == 1))
 				continue;
 			model_work(&md->in_flight[n++], fw, f, &m->info);
@@ -130,13 +131,13 @@ static int model_drain(struct model *m, struct model_drain *md, const struct sna
 	int err;
 
 	memset(md, 0, sizeof(*md));
-	md->id_ns = sd->d.id_ns;
+	md->id_ns = sd->d.start_ns;
 	md->tid = sd->tid;
 	md->pid = sd->d.tgid;
 	md->caller_cpu = (int)sd->d.caller_cpu;
 	memcpy(md->comm, sd->d.site.comm, sizeof(md->comm));
 	md->comm[sizeof(md->comm) - 1] = '\0';
-	md->age_ns = age(f->read_ns, sd->d.id_ns);
+	md->age_ns = age(f->read_ns, sd->d.start_ns);
 	md->stuck = md->age_ns >= m->info.stuck_ns;
 	md->works = sd->d.works;
 	err = model_symbolize(sd->ips, sd->nr_ips, ks, &m->arena, &md->stack, md->site,

@@ -13,8 +13,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "drainstat.h" /* before the skeleton: its .bss holds a struct of ours */
+#include "drainstat.h" /* before the skeletons: running's .bss holds a struct of ours */
 #include "drainstat.skel.h"
+#include "running.skel.h"
 #include "hooks.h"
 #include "probe.h"
 #include "site.h"
@@ -147,8 +148,6 @@ static int configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 	for (i = 0; i < plan->nr && !err; i++)
 		err = bpf_program__set_autoload(plan->hooks[i].prog, true);
 	if (!err)
-		err = bpf_program__set_autoload(skel->progs.drainstat_running, true);
-	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.cpus, (__u32)nr_cpus);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.works, (__u32)nr_cpus);
@@ -223,26 +222,34 @@ static unsigned int link_fds(const struct hook *h)
  */
 #define LOAD_MEMORY (3ULL << 20)
 
-/* What a configured skeleton and its plan need: one fd per map, program and link, and its BTF's. */
-static void count_needs(const struct drainstat_bpf *skel, const struct plan *plan, int nr_cpus,
-			struct tracer_needs *needs)
+/* What a configured object adds: one fd per map and program, and its BTF's. */
+static void count_object(const struct bpf_object *obj, int nr_cpus, struct tracer_needs *needs)
 {
 	struct bpf_program *prog;
 	struct bpf_map *map;
-	int i;
 
-	needs->fds = 1;
-	needs->memory = LOAD_MEMORY;
-	for (map = bpf_object__next_map(skel->obj, NULL); map;
-	     map = bpf_object__next_map(skel->obj, map)) {
+	needs->fds++;
+	for (map = bpf_object__next_map(obj, NULL); map; map = bpf_object__next_map(obj, map)) {
 		if (!bpf_map__autocreate(map))
 			continue;
 		needs->fds++;
 		needs->memory += map_bytes(map, nr_cpus);
 	}
-	for (prog = bpf_object__next_program(skel->obj, NULL); prog;
-	     prog = bpf_object__next_program(skel->obj, prog))
+	for (prog = bpf_object__next_program(obj, NULL); prog;
+	     prog = bpf_object__next_program(obj, prog))
 		needs->fds += bpf_program__autoload(prog);
+}
+
+/* What the configured skeletons and the plan need: both objects, and a link per hook. */
+static void count_needs(const struct drainstat_bpf *skel, const struct running_bpf *running,
+			const struct plan *plan, int nr_cpus, struct tracer_needs *needs)
+{
+	int i;
+
+	needs->fds = 0;
+	needs->memory = LOAD_MEMORY;
+	count_object(skel->obj, nr_cpus, needs);
+	count_object(running->obj, nr_cpus, needs);
 	for (i = 0; i < plan->nr; i++)
 		needs->fds += link_fds(&plan->hooks[i]);
 }
@@ -254,17 +261,22 @@ static int mode_needs(const struct tracer_opts *opts, enum drain_mode mode, int 
 	struct tracer_features features = {};
 	struct tracer_symbols syms = {};
 	struct drainstat_bpf *skel = drainstat_bpf__open();
+	struct running_bpf *running = skel ? running_bpf__open() : NULL;
 	struct plan plan;
 	int err;
 
-	if (!skel)
-		return -errno;
+	if (!running) {
+		err = -errno;
+		drainstat_bpf__destroy(skel);
+		return err;
+	}
 	plan_mode(&plan, skel, opts, &syms, mode, &features);
 	err = configure(skel, opts, &plan, mode, nr_cpus);
 	if (!err) {
-		count_needs(skel, &plan, nr_cpus, needs);
+		count_needs(skel, running, &plan, nr_cpus, needs);
 		needs->fds += opts->fds_beside;
 	}
+	running_bpf__destroy(running);
 	drainstat_bpf__destroy(skel);
 	return err;
 }
@@ -415,6 +427,8 @@ static void unload(struct tracer *t)
 		munmap((void *)t->cpus_area, t->cpus_area_size);
 	t->works_area = NULL;
 	t->cpus_area = NULL;
+	running_bpf__destroy(t->running);
+	t->running = NULL;
 	drainstat_bpf__destroy(t->skel);
 	t->skel = NULL;
 }
@@ -441,7 +455,7 @@ static int check_fds(const struct tracer *t, const struct tracer_opts *opts,
 {
 	struct tracer_needs needs;
 
-	count_needs(t->skel, plan, t->nr_cpus, &needs);
+	count_needs(t->skel, t->running, plan, t->nr_cpus, &needs);
 	if (opts->fds_beside + needs.fds <= probe__fds_limit())
 		return 0;
 	if (opts->fds_needed)
@@ -489,6 +503,16 @@ static bool retry_without_own(struct tracer *t, enum drain_mode mode, int err)
 	return true;
 }
 
+/* The per-event object and drainstat_running's, opened: 0 or -errno. */
+static int open_objects(struct tracer *t)
+{
+	t->skel = drainstat_bpf__open();
+	if (!t->skel)
+		return -errno;
+	t->running = running_bpf__open();
+	return t->running ? 0 : -errno;
+}
+
 static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain_mode mode,
 		    enum tracer_step *failed)
 {
@@ -504,9 +528,11 @@ static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain
 	memset(&t->features, 0, sizeof(t->features));
 	t->features.mode = mode;
 	t->features.own_err = t->own_load_err;
-	t->skel = drainstat_bpf__open();
-	if (!t->skel)
-		return -errno;
+	err = open_objects(t);
+	if (err) {
+		unload(t);
+		return err;
+	}
 	plan_mode(&plan, t->skel, opts, &t->syms, mode, &t->features);
 	err = configure(t->skel, opts, &plan, mode, t->nr_cpus);
 	if (!err) {
@@ -517,6 +543,8 @@ static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain
 		err = set_targets(&plan);
 		if (!err)
 			err = drainstat_bpf__load(t->skel);
+		if (!err)
+			err = running_bpf__load(t->running);
 		err = load_error(err);
 		if (err && retry_without_own(t, mode, err)) {
 			unload(t);

@@ -11,6 +11,7 @@
 #include "tracer.h"
 
 struct drainstat_bpf;
+struct running_bpf;
 
 #define MAX_LINKS 24
 
@@ -22,6 +23,7 @@ struct known_stack {
 
 struct tracer {
 	struct drainstat_bpf *skel;
+	struct running_bpf *running; /* drainstat_running's object: run only for a report */
 	int nr_cpus;
 	const void *sites_area; /* the sites array's slots in use, mmapped read-only */
 	size_t sites_area_size;
