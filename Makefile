@@ -37,7 +37,7 @@ LDLIBS      := -lbpf -lelf -lz -pthread
 BPF_CFLAGS  := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf \
 	       -Wall -Werror -MMD -MP
 
-BPF_PROGS   := drainstat bench_empty
+BPF_PROGS   := drainstat running bench_empty
 SKELS       := $(BPF_PROGS:%=$(OUT)/%.skel.h)
 SRCS        := $(wildcard src/*.c)
 OBJS        := $(SRCS:src/%.c=$(OUT)/%.o)

@@ -12,42 +12,24 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-SEC("tp_btf/workqueue_queue_work")
-int BPF_PROG(empty_queue_work, int req_cpu, struct pool_workqueue *pwq, struct work_struct *work)
-{
-	return 0;
-}
+/* A program that does nothing; head: its name and arguments, as BPF_PROG() takes them. */
+#define EMPTY(sec, head)                                                                           \
+	SEC(sec) int head                                                                          \
+	{                                                                                          \
+		return 0;                                                                          \
+	}
 
-SEC("tp_btf/workqueue_execute_start")
-int BPF_PROG(empty_execute_start, struct work_struct *work)
-{
-	return 0;
-}
-
-SEC("raw_tp/workqueue_execute_end")
-int BPF_PROG(empty_execute_end, struct work_struct *work, work_func_t function)
-{
-	return 0;
-}
-
-SEC("tp_btf/ipi_send_cpu")
-int BPF_PROG(empty_ipi_send_cpu, const unsigned int cpu, unsigned long callsite, void *callback)
-{
-	return 0;
-}
+EMPTY("tp_btf/workqueue_queue_work",
+      BPF_PROG(empty_queue_work, int req_cpu, struct pool_workqueue *pwq, struct work_struct *work))
+EMPTY("tp_btf/workqueue_execute_start", BPF_PROG(empty_execute_start, struct work_struct *work))
+EMPTY("raw_tp/workqueue_execute_end",
+      BPF_PROG(empty_execute_end, struct work_struct *work, work_func_t function))
+EMPTY("tp_btf/ipi_send_cpu",
+      BPF_PROG(empty_ipi_send_cpu, const unsigned int cpu, unsigned long callsite, void *callback))
 
 /* tracepoint/ programs, as drainstat's: the syscall tracepoints have no tp_btf form */
-SEC("tracepoint/syscalls/sys_enter_" DRAINSTAT_FADVISE_SYSCALL)
-int empty_fadvise_enter(void *ctx)
-{
-	return 0;
-}
-
-SEC("tracepoint/syscalls/sys_exit_" DRAINSTAT_FADVISE_SYSCALL)
-int empty_fadvise_exit(void *ctx)
-{
-	return 0;
-}
+EMPTY("tracepoint/syscalls/sys_enter_" DRAINSTAT_FADVISE_SYSCALL, empty_fadvise_enter(void *ctx))
+EMPTY("tracepoint/syscalls/sys_exit_" DRAINSTAT_FADVISE_SYSCALL, empty_fadvise_exit(void *ctx))
 
 /*
  * The floor under timing a DONTNEED call: a program at its entry and one at its
@@ -77,50 +59,11 @@ int floor_fadvise_exit(void *ctx)
  * pair them. empty_loader loads one set: fentry where the kernel allows it, the
  * kprobes (attached by name) otherwise.
  */
-SEC("fentry/lru_add_drain_all")
-int BPF_PROG(empty_fentry_drain_all)
-{
-	return 0;
-}
-
-SEC("fexit/lru_add_drain_all")
-int BPF_PROG(empty_fexit_drain_all)
-{
-	return 0;
-}
-
-SEC("fentry/lru_add_drain")
-int BPF_PROG(empty_fentry_local)
-{
-	return 0;
-}
-
-SEC("fexit/lru_add_drain")
-int BPF_PROG(empty_fexit_local)
-{
-	return 0;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(empty_kprobe_drain_all)
-{
-	return 0;
-}
-
-SEC("kretprobe")
-int BPF_KRETPROBE(empty_kretprobe_drain)
-{
-	return 0;
-}
-
-SEC("kprobe")
-int BPF_KPROBE(empty_kprobe_local)
-{
-	return 0;
-}
-
-SEC("kretprobe")
-int BPF_KRETPROBE(empty_kretprobe_local)
-{
-	return 0;
-}
+EMPTY("fentry/lru_add_drain_all", BPF_PROG(empty_fentry_drain_all))
+EMPTY("fexit/lru_add_drain_all", BPF_PROG(empty_fexit_drain_all))
+EMPTY("fentry/lru_add_drain", BPF_PROG(empty_fentry_local))
+EMPTY("fexit/lru_add_drain", BPF_PROG(empty_fexit_local))
+EMPTY("kprobe", BPF_KPROBE(empty_kprobe_drain_all))
+EMPTY("kretprobe", BPF_KRETPROBE(empty_kretprobe_drain))
+EMPTY("kprobe", BPF_KPROBE(empty_kprobe_local))
+EMPTY("kretprobe", BPF_KRETPROBE(empty_kretprobe_local))

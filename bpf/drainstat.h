@@ -209,41 +209,89 @@ struct slow_drain_event {
 };
 
 /*
- * The state of the drain a caller thread has open (or had last), by tid. User
- * space reads the drains in flight from it when a report is made.
+ * The calls a drain is in (drain_state.in_call): the API, lru_add_drain_all()
+ * or lru_cache_disable(), and __lru_add_drain_all() inside it or alone.
+ */
+#define CALL_API   1U
+#define CALL_INNER 2U
+
+/*
+ * The state of the drain a caller thread has open (or had last), by tid: one
+ * entry a task, rewritten in place when the task drains again. User space
+ * reads the drains in flight from it when a report is made: a drain is in
+ * flight while in_call or pending. Its states and their transitions:
+ *
+ * Entry visible (full and kprobe modes: by_entry), the exit records the wait:
+ *
+ *   entry --> in_call, works 0 --first queue--> in_call, pending > 0
+ *             a mutex waiter, or in its         lock_ns set
+ *             own local drain (own_*)                | works end
+ *               |                                    v
+ *               | exit                          in_call, pending 0
+ *               v                                    | exit (of the level entered first)
+ *             ended, no work: empty, or              v
+ *             own-only if own_batched           ended: in_call 0
+ *
+ *   __lru_add_drain_all() entered inside the API adds its level to in_call:
+ *   the same drain. Any other entry that finds in_call set comes after an
+ *   exit that went unseen (both twins missed it): that drain ends there, and
+ *   this one begins.
+ *
+ * Tracepoint mode (no entry seen: a drain is the works its task queues back
+ * to back, see starts_new_drain()), the last work's end records the wait:
+ *
+ *   a queue that starts a drain --> pending > 0 --last work ends--> closed
+ *                                      ^                              |
+ *                                      +----- a queue that joins -----+
+ *                                             (drain_join(): closed 0,
+ *                                             recorded_wait_ns taken back)
+ *
+ *   A queue that starts a drain rewrites the entry, whatever its state.
+ *
+ * In either mode: counted at its begin without -C, under -C at its first work
+ * to a selected CPU (a drain that reaches none is never counted); logged
+ * (tracepoint mode, -T) once its slow-drain event is out.
+ *
+ * site_nr, here and wherever a site is kept: the site's slot in the sites
+ * array + 1, once it has one (no key lookup after); 0 for none.
  */
 struct drain_state {
-	__u64 id_ns; /* entry, or first queue in tracepoint mode: names the drain */
-	__u64 last_queue_ns;
-	__u64 nvcsw;
-	__u64 recorded_wait_ns; /* tracepoint mode: the wait in its site's histogram, 0 if none */
-	struct site_key site;
-	__u32 site_slot; /* the site's slot + 1 once it has one: no key lookup after */
-	__u32 pending;	 /* works queued and not ended */
-	__u32 works;
-	__s32 last_target_cpu;
-	__u8 in_call;  /* between entry and exit: the CALL_* levels entered */
-	__u8 by_entry; /* opened at entry: the exit records the wait */
+	/* Who and where from: set when the drain begins, then kept */
+	__u64 start_ns; /* entry, or first queue in tracepoint mode; with the tid, names it */
 	/*
-	 * counted in its site: at once without -C; under -C once it queues a
-	 * work to a selected CPU (a drain that reaches none is not counted)
+	 * Where it came from if known without a stack walk: the return address
+	 * into its caller, or 1 + the advice of the fadvise call it came in
+	 * (bpf/globals.bpf.h: SOURCE_FADVISE, never a kernel address); 0 if unknown
 	 */
-	__u8 counted;
-	__u8 logged; /* tracepoint mode, -T: the drain's event is out (once a drain) */
+	__u64 source;
+	__u64 fadvise_start_ns; /* start of the fadvise call it came in, 0 if none */
+	struct site_key site;
+	__u32 site_nr;
 	__u32 tgid;
 	__u32 caller_cpu;
-	/* for the slow-drain log (-T) only */
-	__s32 ustack_id;
-	__u32 closed; /* tracepoint mode: the wait is recorded (see drain_close()) */
 	__u32 forced; /* lru_cache_disable() */
+
+	/* Its state, as drawn above */
+	__u8 by_entry; /* begun at entry */
+	__u8 in_call;  /* between entry and exit: the CALL_* levels entered */
+	__u8 counted;  /* counted in its site */
+	__u8 logged;   /* tracepoint mode, -T: its slow-drain event is out */
+	__u32 closed;  /* tracepoint mode: its wait is recorded (see drain_close()) */
+	__u32 pending; /* works queued and not ended */
+	__u32 works;   /* works queued */
+
+	/* Tracepoint mode: the task's last queue, for starts_new_drain() */
+	__u64 last_queue_ns;
+	__u64 last_queue_nvcsw; /* the task's voluntary switches then */
+	__u64 recorded_wait_ns; /* the wait in its site's histogram, 0 if none */
+	__s32 last_target_cpu;
+
+	/* Entry visible (full and kprobe modes): its phases before its first work, the twins */
 	/* its own local drain (6.18+: before the mutex) found the caller's CPU batched */
 	__u32 own_batched;
 	__u64 own_start_ns; /* its own local drain's entry, 0 if none */
 	__u64 own_ns;	    /* and its length, 0 until it returned */
-	__u64 lock_ns;
-	__u64 slowest_work_ns; /* dispatch + run of its slowest work */
-	__u64 fadvise_ns;      /* start of the fadvise call it came in, 0 if none */
-	__u64 source;	       /* where it came from if known without its stack (bpf/), else 0 */
+	__u64 lock_ns;	    /* the wait for the mutex, up to its first queue */
 	/*
 	 * Full mode: the trampoline frame of the entry or exit that the first
 	 * of its two programs handled, until the second sees it (see
@@ -251,14 +299,12 @@ struct drain_state {
 	 */
 	__u64 entry_ctx;
 	__u64 exit_ctx;
-};
 
-/*
- * The calls a drain is in (drain_state.in_call): the API, lru_add_drain_all()
- * or lru_cache_disable(), and __lru_add_drain_all() inside it or alone.
- */
-#define CALL_API   1U
-#define CALL_INNER 2U
+	/* The slow-drain log (-T) */
+	__u64 slowest_work_ns; /* dispatch + run of its slowest work */
+	__s32 ustack_id;
+	__u32 pad;
+};
 
 /*
  * A queued work, by its target CPU: the work item (lru_add_drain_work) is per
@@ -269,9 +315,9 @@ struct work_state {
 	__u64 work;
 	__u64 queue_ns;
 	__u64 start_ns;
-	__u64 drain_id_ns; /* the drain it belongs to */
+	__u64 drain_start_ns; /* its drain's start_ns: with caller_tid, the drain it belongs to */
 	struct site_key site;
-	__u32 site_slot; /* as its drain's */
+	__u32 site_nr; /* as its drain's */
 	__u32 caller_tid;
 	__u32 caller_cpu;
 	__u32 pad;

@@ -1,70 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The --prom file: written whole or not at all, by one writer, and only ever
- * over a regular file.
+ * over a regular file. Here its directory, what is at its path, the rename and
+ * the messages; the lock file in export_lock.c, the temp files in export_temp.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
 
-#include "export.h"
+#include "export_int.h"
 
 #ifndef TRACEFS_MAGIC
 #define TRACEFS_MAGIC 0x74726163
 #endif
-
-/*
- * ".<base>.tmp.<pid>.<16 hex>": a pid has at most 7 digits (PID_MAX_LIMIT,
- * 4194304), the random part 16. ".<base>.lock": the lock file.
- */
-#define TMP_SUFFIX    ".tmp."
-#define TMP_RANDOM    16
-#define TMP_EXTRA     (1 + sizeof(TMP_SUFFIX) - 1 + 7 + 1 + TMP_RANDOM)
-#define TMP_BASE_MAX  (NAME_MAX - TMP_EXTRA)
-#define LOCK_SUFFIX   ".lock"
-#define LOCK_BASE_MAX (NAME_MAX - 1 - (sizeof(LOCK_SUFFIX) - 1))
-
-/* Fresh names tried on EEXIST: only a planted file collides with 64 random bits. */
-#define TEMP_TRIES 8
-
-struct export
-{
-	char dir[PATH_MAX];
-	char base[NAME_MAX + 1];
-	char tmp_prefix[NAME_MAX + 1]; /* ".<base, cut to fit>.tmp." */
-	char tmp[NAME_MAX + 1];	       /* <tmp_prefix><pid>.<random>, in dirfd */
-	char lock_name[NAME_MAX + 1];  /* ".<base, cut to fit>.lock", in dirfd */
-	int dirfd;		       /* the directory, opened once: never looked up again */
-	int lock;		       /* the lock file, flock()ed: -1 before the first write */
-	struct stat lock_st;
-	struct stat written; /* what we put at the path last (st_ino 0: none) */
-	struct export_why why;
-};
-
-static int errno_or(int fallback)
-{
-	return errno ? -errno : fallback;
-}
-
-static bool same_file(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
-}
 
 /*
  * dir gets path's directory ("." when it has none, its trailing slashes off:
@@ -192,147 +149,18 @@ static int check_dir(struct export *e)
 	return -ESTALE;
 }
 
-/* The pid holding an flock() on st, from /proc/locks; 0 when not found. */
-static pid_t lock_holder(const struct stat *st)
-{
-	FILE *f = fopen("/proc/locks", "re");
-	unsigned int maj, min;
-	unsigned long ino;
-	char line[256], kind[16];
-	pid_t holder = 0;
-	int pid;
-
-	if (!f)
-		return 0;
-	/* "1: FLOCK  ADVISORY  WRITE 8050 fe:00:10952708 0 EOF"; a waiter's has "->" */
-	while (!holder && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*d: %15s %*s %*s %d %x:%x:%lu", kind, &pid, &maj, &min, &ino) ==
-			5 &&
-		    !strcmp(kind, "FLOCK") && pid > 0 && maj == major(st->st_dev) &&
-		    min == minor(st->st_dev) && ino == st->st_ino)
-			holder = pid;
-	fclose(f);
-	return holder;
-}
-
-/*
- * A lock file is ours if it is a regular file of our user with one link: not a
- * FIFO, a link to another file, nor a file someone else made. -EPERM
- * (why.lock_planted, and what was found) otherwise.
- */
-static int check_lock(struct export *e, const struct stat *st)
-{
-	if (S_ISREG(st->st_mode) && st->st_uid == geteuid() && st->st_nlink == 1)
-		return 0;
-	e->why.lock_planted = true;
-	e->why.found = st->st_mode & S_IFMT;
-	e->why.owner = st->st_uid;
-	e->why.links = st->st_nlink;
-	return -EPERM;
-}
-
-/* Why the lock file did not open: what is at its name, if that is not ours. */
-static int lock_refused(struct export *e, int err)
-{
-	struct stat st;
-
-	if (fstatat(e->dirfd, e->lock_name, &st, AT_SYMLINK_NOFOLLOW))
-		return err;
-	return check_lock(e, &st) ?: err;
-}
-
 /*
  * The file an O_PATH descriptor names, opened for reading: the same inode,
  * looked up no more (an O_PATH open calls no driver and waits for no one, so
  * what it names is checked first: a device another user linked there is
  * never opened). O_NONBLOCK: a lease its owner holds does not hold us.
  */
-static int reopen(int path_fd)
+int export_reopen(int path_fd)
 {
 	char proc[64];
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path_fd);
 	return open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-}
-
-/*
- * The lock file, open for reading: a new one of ours (O_EXCL), or the one
- * there if check_lock() finds it ours (looked at through O_PATH before it is
- * opened). e->lock_st gets what was opened.
- */
-static int open_lock(struct export *e)
-{
-	int tries, fd = -1, path_fd, err = -EAGAIN;
-
-	for (tries = 0; tries < 8 && err == -EAGAIN; tries++) {
-		fd = openat(e->dirfd, e->lock_name,
-			    O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
-		if (fd >= 0) {
-			if (!fstat(fd, &e->lock_st))
-				return fd;
-			err = -errno;
-			close(fd);
-			return err;
-		}
-		if (errno != EEXIST)
-			return lock_refused(e, -errno);
-		path_fd = openat(e->dirfd, e->lock_name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		if (path_fd < 0) {
-			err = errno == ENOENT ? -EAGAIN : -errno; /* removed meanwhile: again */
-			continue;
-		}
-		err = fstat(path_fd, &e->lock_st) ? -errno : check_lock(e, &e->lock_st);
-		fd = err ? -1 : reopen(path_fd);
-		if (!err && fd < 0)
-			err = -errno;
-		close(path_fd);
-	}
-	return err ? err : fd;
-}
-
-/*
- * The second-writer check, one no other user can take part in: the export
- * itself is readable by all, and a reader's lock on it must not stop its
- * writer. An flock() on ".<base>.lock", ours, held open for the run; O_RDONLY,
- * so that the filesystem can be remounted read-only. -EBUSY (why.holder) if
- * another process holds it.
- */
-static int take_lock(struct export *e)
-{
-	int fd, err = 0;
-
-	fd = open_lock(e);
-	if (fd < 0)
-		return fd;
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		if (err == -EBUSY)
-			e->why.holder = lock_holder(&e->lock_st);
-	}
-	if (err) {
-		close(fd);
-		return err;
-	}
-	e->lock = fd;
-	return 0;
-}
-
-/*
- * We hold the lock at the lock file's name: the one we took, or a new one if
- * that name was removed or replaced meanwhile (a lock on a file no longer
- * there stops no one).
- */
-static int hold_lock(struct export *e)
-{
-	struct stat st;
-
-	if (e->lock >= 0 && !fstatat(e->dirfd, e->lock_name, &st, AT_SYMLINK_NOFOLLOW) &&
-	    same_file(&st, &e->lock_st))
-		return 0;
-	if (e->lock >= 0)
-		close(e->lock);
-	e->lock = -1;
-	return take_lock(e);
 }
 
 /*
@@ -383,7 +211,7 @@ static int check_exported(struct export *e, const struct stat *st)
 	else if (!same_file(&now, st))
 		err = -EAGAIN; /* replaced between the stat and the open */
 	if (!err) {
-		int file = reopen(fd);
+		int file = export_reopen(fd);
 
 		err = file < 0 ? -errno : exported(file) ? 0 : -EEXIST;
 		if (file >= 0)
@@ -409,108 +237,6 @@ static int claim(struct export *e, bool *absent)
 			return err;
 		err = check_exported(e, &st);
 	}
-	return err;
-}
-
-/*
- * e->tmp gets "<tmp_prefix><pid>.<16 hex>": the pid tells a killed writer's
- * leftovers (export__remove_stale), the random part makes the name one no
- * other user can plant a file at beforehand.
- */
-static int new_temp_name(struct export *e)
-{
-	uint64_t r;
-	int n;
-
-	/*
-	 * GRND_INSECURE: never waits for the kernel's generator to be seeded (a
-	 * service started early in boot); unpredictable is all a name needs.
-	 * Kernels before 5.6 refuse the flag.
-	 */
-	if (getrandom(&r, sizeof(r), GRND_INSECURE) != (ssize_t)sizeof(r) &&
-	    getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
-		return errno_or(-EIO);
-	n = snprintf(e->tmp, sizeof(e->tmp), "%s%d.%0*llx", e->tmp_prefix, (int)getpid(),
-		     TMP_RANDOM, (unsigned long long)r);
-	return n < 0 || (size_t)n >= sizeof(e->tmp) ? -ENAMETOOLONG : 0;
-}
-
-/* Runs make(e, fd) under fresh temp names until one is free; its result or -errno. */
-static int at_new_name(struct export *e, int (*make)(struct export *e, int fd), int fd)
-{
-	int tries, ret = -EEXIST;
-
-	for (tries = 0; tries < TEMP_TRIES && ret == -EEXIST; tries++) {
-		ret = new_temp_name(e);
-		if (!ret)
-			ret = make(e, fd);
-	}
-	return ret;
-}
-
-static int create_named(struct export *e, int fd)
-{
-	(void)fd;
-	fd = openat(e->dirfd, e->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	return fd < 0 ? -errno : fd;
-}
-
-/*
- * Names the unnamed temp file fd; linkat() replaces nothing (a planted name:
- * EEXIST). Through /proc: linkat(AT_EMPTY_PATH) needs CAP_DAC_READ_SEARCH,
- * which the systemd unit does not give.
- */
-static int link_named(struct export *e, int fd)
-{
-	char proc[64];
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	return linkat(AT_FDCWD, proc, e->dirfd, e->tmp, AT_SYMLINK_FOLLOW) ? -errno : 0;
-}
-
-/*
- * The temp file: unnamed (O_TMPFILE) where the filesystem allows it, so that a
- * kill before the rename leaves nothing behind; else created by name,
- * exclusively. *named tells which.
- */
-static int open_temp(struct export *e, bool *named)
-{
-	int fd = openat(e->dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
-
-	*named = fd < 0;
-	return fd < 0 ? at_new_name(e, create_named, -1) : fd;
-}
-
-/*
- * Runs emit() into the open temp file; fd stays open. Nothing is synced, not
- * the file nor the directory after the rename: the rename alone gives a reader
- * the old file or the new one, never a part (the directory's fsync only made
- * the rename outlive a crash), and after a crash drainstat starts again, and
- * its counters with it.
- */
-static int write_temp(int fd, void (*emit)(FILE *f, const void *arg), const void *arg)
-{
-	int out, err = 0;
-	FILE *f;
-
-	if (fchmod(fd, 0644))
-		return -errno;
-	out = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (out < 0)
-		return -errno;
-	f = fdopen(out, "w");
-	if (!f) {
-		err = -errno;
-		close(out);
-		return err;
-	}
-	errno = 0;
-	emit(f, arg);
-	if (fflush(f) || ferror(f))
-		err = errno_or(-EIO);
-	errno = 0;
-	if (fclose(f) && !err)
-		err = errno_or(-EIO);
 	return err;
 }
 
@@ -543,19 +269,19 @@ static int write_export(struct export *e, void (*emit)(FILE *f, const void *arg)
 	bool named, ours, absent;
 	int fd, err;
 
-	err = hold_lock(e);
+	err = export_hold_lock(e);
 	if (!err)
 		err = claim(e, &absent);
 	if (err)
 		return err;
-	/* a name that open_temp() or linkat() refused is not ours to remove */
-	fd = open_temp(e, &named);
+	/* a name that export_open_temp() or linkat() refused is not ours to remove */
+	fd = export_open_temp(e, &named);
 	if (fd < 0)
 		return fd;
 	ours = named;
-	err = write_temp(fd, emit, arg);
+	err = export_write_temp(fd, emit, arg);
 	if (!err && !named) {
-		err = at_new_name(e, link_named, fd);
+		err = export_name_temp(e, fd);
 		ours = !err;
 	}
 	if (!err)
@@ -586,68 +312,6 @@ int export__write(struct export *e, void (*emit)(FILE *f, const void *arg), cons
 const struct export_why *export__why(const struct export *e)
 {
 	return &e->why;
-}
-
-/*
- * The pid in name if it is "<tmp_prefix><pid>.<16 hex>" (or "<tmp_prefix><pid>",
- * a name before the random part), else 0.
- */
-static pid_t stale_pid(const char *name, const char *prefix)
-{
-	size_t n = strlen(prefix);
-	char *end;
-	long pid;
-
-	if (strncmp(name, prefix, n))
-		return 0;
-	name += n;
-	if (*name < '1' || *name > '9')
-		return 0;
-	pid = strtol(name, &end, 10);
-	if (*end && (*end != '.' || strlen(end + 1) != TMP_RANDOM ||
-		     strspn(end + 1, "0123456789abcdef") != TMP_RANDOM))
-		return 0;
-	return pid <= 0 || pid > INT_MAX ? 0 : (pid_t)pid;
-}
-
-static bool runs(pid_t pid)
-{
-	return pid == getpid() || !kill(pid, 0) || errno == EPERM;
-}
-
-/* A killed writer's temp file: a regular file of ours, not linked elsewhere. */
-static bool left_by_us(int dirfd, const char *name)
-{
-	struct stat st;
-
-	return !fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
-	       st.st_uid == geteuid() && st.st_nlink == 1;
-}
-
-/* The lock file never matches the temp names: ".<base>.lock" has no ".tmp.<pid>". */
-int export__remove_stale(const struct export *e)
-{
-	struct dirent *d;
-	int removed = 0, fd;
-	DIR *dir;
-
-	fd = openat(e->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	dir = fdopendir(fd);
-	if (!dir) {
-		close(fd);
-		return 0;
-	}
-	while ((d = readdir(dir))) {
-		pid_t pid = stale_pid(d->d_name, e->tmp_prefix);
-
-		if (!pid || runs(pid) || !left_by_us(e->dirfd, d->d_name))
-			continue;
-		removed += !unlinkat(e->dirfd, d->d_name, 0);
-	}
-	closedir(dir);
-	return removed;
 }
 
 static const char *file_kind(mode_t type)

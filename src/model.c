@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The report model from two snapshots: the site rows (symbolized, by site and
+ * comm, largest wait first), the victim CPUs, fadvise and the counters. The
+ * drains in flight are in model_inflight.c, a drain of the -T log in model_slow.c.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,10 +11,8 @@
 
 #include "hist.h"
 #include "ksyms.h"
-#include "model.h"
+#include "model_int.h"
 #include "site.h"
-#include "tracer.h"
-#include "umaps.h"
 
 static const char *const advice_names[FADVISE_ADVICE_SLOTS] = {
     "normal", "random", "sequential", "willneed", "dontneed", "noreuse", "other",
@@ -56,8 +59,8 @@ static void format_frame(char *buf, size_t size, __u64 ip, const struct ksym *sy
  * dropped wherever they are), in a, and the site: the frame after the outermost
  * drain function. 0 or -ENOMEM.
  */
-static int symbolize(const __u64 *all_ips, int nr_all, const struct ksyms *ks, struct arena *a,
-		     struct model_stack *st, char *site, size_t site_size)
+int model_symbolize(const __u64 *all_ips, int nr_all, const struct ksyms *ks, struct arena *a,
+		    struct model_stack *st, char *site, size_t site_size)
 {
 	const struct ksym *syms[DRAINSTAT_MAX_STACK_DEPTH];
 	const char *names[DRAINSTAT_MAX_STACK_DEPTH];
@@ -217,7 +220,7 @@ static int symbolized_for(struct symbolized *memo, const struct snap_site *s,
 
 	if (memo->valid && memo->stack_id == s->key.stack_id && s->key.stack_id >= 0)
 		return 0;
-	err = symbolize(s->ips, s->nr_ips, ks, a, &memo->st, memo->site, sizeof(memo->site));
+	err = model_symbolize(s->ips, s->nr_ips, ks, a, &memo->st, memo->site, sizeof(memo->site));
 	memo->stack_id = s->key.stack_id;
 	memo->valid = !err;
 	return err;
@@ -390,187 +393,6 @@ static int build_fadvise(struct model *m, const struct snapshot *cur, const stru
 	}
 	return 0;
 }
-
-static const char *const phase_names[] = {
-    [PHASE_MUTEX] = "waiting for the drain mutex",
-    [PHASE_PENDING] = "works pending",
-    [PHASE_RUNNING] = "works running",
-    [PHASE_RETURNING] = "works done, returning",
-    [PHASE_NO_WORK] = "no work queued (the drain mutex, or its works run in place)",
-};
-
-static const char *const phase_keys[] = {
-    [PHASE_MUTEX] = "waiting_for_mutex", [PHASE_PENDING] = "works_pending",
-    [PHASE_RUNNING] = "works_running",	 [PHASE_RETURNING] = "returning",
-    [PHASE_NO_WORK] = "no_work_queued",
-};
-
-const char *model__phase_name(enum drain_phase p)
-{
-	return phase_names[p];
-}
-
-const char *model__phase_key(enum drain_phase p)
-{
-	return phase_keys[p];
-}
-
-static const char *policy_name(__u32 policy)
-{
-	static const char *const names[] = {"OTHER", "FIFO", "RR",	 "BATCH",
-					    "ISO",   "IDLE", "DEADLINE", "EXT"};
-
-	return policy < sizeof(names) / sizeof(names[0]) ? names[policy] : "?";
-}
-
-static __u64 age(__u64 now, __u64 since)
-{
-	return now > since ? now - since : 0;
-}
-
-static bool cpu_in(const __u64 *mask, __u32 cpu)
-{
-	return cpu < DRAINSTAT_MAX_CPUS && (mask[cpu / 64] >> (cpu % 64) & 1);
-}
-
-static void model_running(struct model_running *m, const struct running_task *r)
-{
-	m->known = r->flags & RUNNING_KNOWN;
-	if (!m->known)
-		return;
-	m->idle = r->flags & RUNNING_IDLE;
-	m->since_known = r->flags & RUNNING_SINCE;
-	m->tid = r->tid;
-	m->pid = r->tgid;
-	memcpy(m->comm, r->comm, sizeof(m->comm));
-	m->comm[sizeof(m->comm) - 1] = '\0';
-	m->policy = policy_name(r->policy);
-	m->priority = r->prio;
-	m->running_ns = r->running_ns;
-}
-
-/*
- * A work of a drain in flight, on any CPU: -C narrows what the sites and CPUs
- * count, never what a drain waits on (info: the -C CPUs, or NULL).
- */
-static void model_work(struct model_work *w, const struct in_flight_work *fw,
-		       const struct snap_in_flight *f, const struct model_info *info)
-{
-	memset(w, 0, sizeof(*w));
-	w->target_cpu = (int)fw->target_cpu;
-	w->started = fw->ws.start_ns != 0;
-	w->self = fw->target_cpu == fw->ws.caller_cpu;
-	w->isolated = cpu_in(f->isolated, fw->target_cpu);
-	w->nohz_full = cpu_in(f->nohz_full, fw->target_cpu);
-	w->outside_filter = info->filter_cpu_mask && !cpu_in(info->filter_cpu_mask, fw->target_cpu);
-	w->age_ns = age(f->read_ns, w->started ? fw->ws.start_ns : fw->ws.queue_ns);
-	if (!w->started)
-		model_running(&w->running, &fw->running);
-}
-
-/* The works of drain sd: pending first, then by CPU. 0 or -ENOMEM. */
-static int drain_works(struct model *m, struct model_drain *md, const struct snap_drain *sd,
-		       const struct snap_in_flight *f)
-{
-	int i, pass, n = 0;
-
-	md->in_flight = arena__alloc(&m->arena, (size_t)f->nr_works * sizeof(*md->in_flight) + 1);
-	if (!md->in_flight)
-		return -ENOMEM;
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < f->nr_works; i++) {
-			const struct in_flight_work *fw = &f->works[i];
-
-			if (fw->ws.caller_tid != sd->tid || fw->ws.drain_id_ns != sd->d.id_ns ||
-			    (fw->ws.start_ns != 0) != (pass == 1))
-				continue;
-			model_work(&md->in_flight[n++], fw, f, &m->info);
-			md->pending_works += pass == 0;
-		}
-	}
-	md->nr_in_flight = n;
-	return 0;
-}
-
-static enum drain_phase drain_phase(const struct model_drain *md, const struct drain_state *d,
-				    bool qpw)
-{
-	/* Queue PerCPU Work may run the works on the caller's CPU, queueing none */
-	if (d->by_entry && !d->works)
-		return qpw ? PHASE_NO_WORK : PHASE_MUTEX;
-	if (md->pending_works)
-		return PHASE_PENDING;
-	if (md->nr_in_flight)
-		return PHASE_RUNNING;
-	/* its works were queued after they were read */
-	return d->pending ? PHASE_PENDING : PHASE_RETURNING;
-}
-
-static int model_drain(struct model *m, struct model_drain *md, const struct snap_drain *sd,
-		       const struct snap_in_flight *f, const struct ksyms *ks)
-{
-	int err;
-
-	memset(md, 0, sizeof(*md));
-	md->id_ns = sd->d.id_ns;
-	md->tid = sd->tid;
-	md->pid = sd->d.tgid;
-	md->caller_cpu = (int)sd->d.caller_cpu;
-	memcpy(md->comm, sd->d.site.comm, sizeof(md->comm));
-	md->comm[sizeof(md->comm) - 1] = '\0';
-	md->age_ns = age(f->read_ns, sd->d.id_ns);
-	md->stuck = md->age_ns >= m->info.stuck_ns;
-	md->works = sd->d.works;
-	err = symbolize(sd->ips, sd->nr_ips, ks, &m->arena, &md->stack, md->site, sizeof(md->site));
-	if (!err)
-		err = drain_works(m, md, sd, f);
-	md->phase = drain_phase(md, &sd->d, m->info.qpw);
-	return err;
-}
-
-static int cmp_age(const void *a, const void *b)
-{
-	const struct model_drain *x = a, *y = b;
-
-	if (x->age_ns != y->age_ns)
-		return x->age_ns > y->age_ns ? -1 : 1;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-static int build_in_flight(struct model *m, const struct snapshot *cur, const struct ksyms *ks)
-{
-	const struct snap_in_flight *f = &cur->in_flight;
-	int i, err;
-
-	m->in_flight = calloc((size_t)f->nr_drains + 1, sizeof(*m->in_flight));
-	if (!m->in_flight)
-		return -ENOMEM;
-	for (i = 0; i < f->nr_drains; i++) {
-		err = model_drain(m, &m->in_flight[m->nr_in_flight++], &f->drains[i], f, ks);
-		if (err)
-			return err;
-	}
-	model__sum_in_flight(m);
-	return 0;
-}
-
-void model__sum_in_flight(struct model *m)
-{
-	int i;
-
-	m->nr_stuck = m->mutex_waiters = 0;
-	m->oldest_in_flight_ns = 0;
-	for (i = 0; i < m->nr_in_flight; i++) {
-		const struct model_drain *md = &m->in_flight[i];
-
-		m->nr_stuck += md->stuck;
-		m->mutex_waiters += md->phase == PHASE_MUTEX;
-		if (md->age_ns > m->oldest_in_flight_ns)
-			m->oldest_in_flight_ns = md->age_ns;
-	}
-	qsort(m->in_flight, (size_t)m->nr_in_flight, sizeof(*m->in_flight), cmp_age);
-}
-
 int model__build(const struct snapshot *cur, const struct snapshot *prev, __u64 start_ns,
 		 const struct ksyms *ks, const struct model_info *info, struct model *out)
 {
@@ -586,7 +408,7 @@ int model__build(const struct snapshot *cur, const struct snapshot *prev, __u64 
 	if (!err)
 		err = build_fadvise(out, cur, prev);
 	if (!err)
-		err = build_in_flight(out, cur, ks);
+		err = model_build_in_flight(out, cur, ks);
 	if (err) {
 		model__free(out);
 		return err;
@@ -612,32 +434,4 @@ void model__free(struct model *m)
 	free(m->in_flight);
 	arena__free(&m->arena);
 	memset(m, 0, sizeof(*m));
-}
-
-int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, struct umaps *um,
-		      const struct snap_clock *now, struct model_slow_drain *out)
-{
-	char site[MODEL_NAME_LEN], (*uframes)[MODEL_UFRAME_LEN];
-	int i, err;
-
-	memset(out, 0, sizeof(*out));
-	out->ev = &d->ev;
-	out->wall_ns = snapshot__wall_ns(now, d->ev.end_ns);
-	err = symbolize(d->kips, d->nr_kips, ks, &out->arena, &out->kstack, site, sizeof(site));
-	uframes = err ? NULL : arena__alloc(&out->arena, (size_t)d->nr_uips * sizeof(*uframes) + 1);
-	if (!uframes) {
-		model__slow_drain_free(out);
-		return -ENOMEM;
-	}
-	for (i = 0; i < d->nr_uips; i++)
-		umaps__describe(um, d->uips[i], uframes[i], sizeof(uframes[i]));
-	out->uframes = (const char(*)[MODEL_UFRAME_LEN])uframes;
-	out->nr_uframes = d->nr_uips;
-	return 0;
-}
-
-void model__slow_drain_free(struct model_slow_drain *sd)
-{
-	arena__free(&sd->arena);
-	memset(sd, 0, sizeof(*sd));
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * The report as Prometheus families, in the text format, in their order.
+ *
  * Labels stay bounded: site (at most max_sites + "other", comms merged), cpu on
  * the victim families, advice and reason from fixed lists. Loss counters are
  * drainstat_lost_events_total{reason} (sum() gives the report's "lost"); the
@@ -9,90 +11,22 @@
  * le="2^k ns" holds the samples below 2^k ns (a sample of exactly 2^k ns, the
  * first of its bucket, is counted at the next edge).
  *
- * Counters must never go down, and two things could make them: a site that
- * leaves "other" for a label of its own takes its counts out of "other"; and a
- * wait taken back in tracepoint mode (wait_revised) moves a sample to a higher
- * bucket, so the series between the two go down by one. With a prom_memory a
- * site keeps the label it was first given, and each histogram series holds
- * its last value until the truth passes it again (the sample is late, not lost).
+ * The site series, their labels bounded and kept from going down, are made
+ * in report_prom_sites.c.
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hist.h"
 #include "metric.h"
-#include "report_prom.h"
+#include "report_prom_int.h"
 
 #define NS_PER_SEC 1000000000ULL
-/* le edges: 4^k ns from 1.024us to ~17.2s. Each is the low edge of a log-linear bucket. */
-#define LE_FIRST_SHIFT 10
-#define LE_LAST_SHIFT  34
-#define LE_STEP	       2
-#define NR_LE	       ((LE_LAST_SHIFT - LE_FIRST_SHIFT) / LE_STEP + 2) /* the edges and +Inf */
-
-/*
- * One histogram as the exposition shows it: cumulative le counts, +Inf last,
- * and the sum; and its count, what the family of a count alone shows.
- */
-struct prom_series {
-	__u64 le[NR_LE];
-	__u64 sum_ns;
-	__u64 count;
-};
-
-/* A site label an export has shown: by name, or within "other" (kept false). */
-struct prom_seen {
-	char name[MODEL_NAME_LEN];
-	bool kept;
-	struct prom_series last[SITE_HISTS];
-};
-
-/* One site label: the model's rows of that site summed over their comms. */
-struct prom_site {
-	const char *name;
-	__u64 count[SITE_COUNTS];
-	struct prom_series hist[SITE_HISTS];
-	struct prom_seen *seen; /* its memory; NULL without one */
-};
-
-struct prom_memory {
-	struct prom_seen *seen;
-	int nr, cap, nr_kept;
-	struct prom_seen other; /* the series of site="other" */
-	/* the sites of an export, kept for the next: no fresh pages every interval */
-	struct prom_site *sites;
-	int sites_cap;
-};
-
-struct prom_memory *prom_memory__new(void)
-{
-	struct prom_memory *pm = calloc(1, sizeof(*pm));
-
-	if (pm)
-		strcpy(pm->other.name, "other");
-	return pm;
-}
-
-void prom_memory__free(struct prom_memory *pm)
-{
-	if (!pm)
-		return;
-	free(pm->seen);
-	free(pm->sites);
-	free(pm);
-}
 
 static void put_family(FILE *f, const char *name, const char *type, const char *help)
 {
 	fprintf(f, "# HELP drainstat_%s %s\n# TYPE drainstat_%s %s\n", name, help, name, type);
-}
-
-/* Bytes past ASCII (the file stays UTF-8) and control bytes show as '?'; '\n' is escaped. */
-static char label_char(char c)
-{
-	return c == '\n' || (c >= 0x20 && c < 0x7f) ? c : '?';
 }
 
 /* Escapes what the format requires. */
@@ -110,17 +44,6 @@ static void put_label_value(FILE *f, const char *s)
 	}
 }
 
-/* Two site names that show as one label value are one series, or it would come twice. */
-static bool same_label(const char *a, const char *b)
-{
-	if (!strcmp(a, b)) /* the most frequent answer, found fastest */
-		return true;
-	for (; *a && *b; a++, b++)
-		if (label_char(*a) != label_char(*b))
-			return false;
-	return *a == *b;
-}
-
 static void put_label(FILE *f, const char *name, const char *value)
 {
 	fprintf(f, "%s=\"", name);
@@ -132,190 +55,6 @@ static void put_seconds(FILE *f, __u64 ns)
 {
 	fprintf(f, "%llu.%09llu", (unsigned long long)(ns / NS_PER_SEC),
 		(unsigned long long)(ns % NS_PER_SEC));
-}
-
-/*
- * The le edge a bucket's samples are counted at first: the first edge past the
- * bucket, 2^shift ns with shift the smallest of the edges' at or above
- * log2(the bucket's high end).
- */
-static int le_index(__u32 b)
-{
-	__u64 high = hist__bucket_high(b);
-	int log2_high = high > 1 ? 64 - __builtin_clzll(high - 1) : 0;
-	int i;
-
-	if (log2_high <= LE_FIRST_SHIFT)
-		return 0;
-	i = (log2_high - LE_FIRST_SHIFT + LE_STEP - 1) / LE_STEP;
-	return i < NR_LE - 1 ? i : NR_LE - 1; /* past the last edge: +Inf */
-}
-
-/* le_index() of every bucket, worked out once: the export places every bucket of every site. */
-static const __u8 *le_of_bucket(void)
-{
-	static __u8 le[HIST_BUCKETS];
-	static bool made;
-	__u32 b;
-
-	if (!made) {
-		for (b = 0; b < HIST_BUCKETS; b++)
-			le[b] = (__u8)le_index(b);
-		made = true;
-	}
-	return le;
-}
-
-/*
- * into += h, with into's le counts per edge, not yet cumulative (each
- * bucket's samples at its edge): series_cumulate() sums them upwards once,
- * when every row is in.
- */
-static void series_add_hist(struct prom_series *into, const struct sparse_hist *h, const __u8 *le)
-{
-	__u32 j;
-
-	into->sum_ns += h->sum;
-	into->count += h->count;
-	for (j = 0; j < h->nr; j++)
-		into->le[le[h->buckets[j].b]] += h->buckets[j].n;
-}
-
-static void series_cumulate(struct prom_series *s)
-{
-	int i;
-
-	for (i = 1; i < NR_LE; i++)
-		s->le[i] += s->le[i - 1];
-}
-
-static void series_add(struct prom_series *into, const struct prom_series *s)
-{
-	int i;
-
-	for (i = 0; i < NR_LE; i++)
-		into->le[i] += s->le[i];
-	into->sum_ns += s->sum_ns;
-	into->count += s->count;
-}
-
-/* s += r, the le counts per edge (site_cumulate() ends it). */
-static void add_row(struct prom_site *s, const struct model_site *r, const __u8 *le)
-{
-	int i;
-
-	for (i = 0; i < SITE_COUNTS; i++)
-		s->count[i] += r->count[i];
-	for (i = 0; i < SITE_HISTS; i++)
-		series_add_hist(&s->hist[i], &r->hist[i], le);
-}
-
-static void site_cumulate(struct prom_site *s)
-{
-	int i;
-
-	for (i = 0; i < SITE_HISTS; i++)
-		series_cumulate(&s->hist[i]);
-}
-
-static void add_site(struct prom_site *into, const struct prom_site *s)
-{
-	int i;
-
-	for (i = 0; i < SITE_COUNTS; i++)
-		into->count[i] += s->count[i];
-	for (i = 0; i < SITE_HISTS; i++)
-		series_add(&into->hist[i], &s->hist[i]);
-}
-
-static int cmp_wait(const void *a, const void *b)
-{
-	const struct prom_site *x = a, *y = b;
-	const __u64 xw = x->hist[SITE_WAIT_NS].sum_ns, yw = y->hist[SITE_WAIT_NS].sum_ns;
-
-	if (xw != yw)
-		return xw > yw ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-/*
- * The model's rows merged by site into v (room for every row; each site
- * cleared as it is made), largest total wait first; returns how many.
- */
-static int merge_sites(const struct model *m, struct prom_site *v)
-{
-	const __u8 *le = le_of_bucket();
-	int i, j, n = 0;
-
-	for (i = 0; i < m->nr_sites; i++) {
-		for (j = 0; j < n && !same_label(v[j].name, m->sites[i].site); j++)
-			;
-		if (j == n)
-			v[n++] = (struct prom_site){.name = m->sites[i].site};
-		add_row(&v[j], &m->sites[i], le);
-	}
-	for (j = 0; j < n; j++)
-		site_cumulate(&v[j]);
-	qsort(v, (size_t)n, sizeof(*v), cmp_wait);
-	return n;
-}
-
-/* name's entry in pm, made if new: kept while fewer than max_sites are. NULL: out of memory. */
-static struct prom_seen *seen_site(struct prom_memory *pm, const char *name, int max_sites)
-{
-	struct prom_seen *s;
-	int i;
-
-	for (i = 0; i < pm->nr; i++)
-		if (same_label(pm->seen[i].name, name))
-			return &pm->seen[i];
-	if (pm->nr == pm->cap) {
-		int cap = pm->cap ? pm->cap * 2 : 32;
-
-		s = realloc(pm->seen, (size_t)cap * sizeof(*s));
-		if (!s)
-			return NULL;
-		pm->seen = s;
-		pm->cap = cap;
-	}
-	s = &pm->seen[pm->nr++];
-	memset(s, 0, sizeof(*s));
-	snprintf(s->name, sizeof(s->name), "%s", name);
-	s->kept = !same_label(name, "other") && (max_sites <= 0 || pm->nr_kept < max_sites);
-	pm->nr_kept += s->kept;
-	return s;
-}
-
-/*
- * Keeps max_sites labels and sums the rest into site="other", with them a site
- * itself named "other" (its series would come twice). Without a memory the
- * kept ones are the first (largest wait); with one, a site keeps the label it
- * had in the exports before, and new ones, largest wait first, take the places
- * left; a site pm cannot remember goes to "other" (and stays: nothing
- * remembers it).
- */
-static int fold_other(struct prom_site *v, int n, int max_sites, struct prom_memory *pm)
-{
-	struct prom_site other = {.name = "other", .seen = pm ? &pm->other : NULL};
-	int i, kept = 0, folded = 0;
-
-	if (!pm && (max_sites <= 0 || n <= max_sites))
-		return n;
-	for (i = 0; i < n; i++) {
-		struct prom_seen *s = pm ? seen_site(pm, v[i].name, max_sites) : NULL;
-		bool keep = pm ? s && s->kept : kept < max_sites && !same_label(v[i].name, "other");
-
-		if (keep) {
-			v[i].seen = s;
-			memmove(&v[kept++], &v[i], sizeof(*v));
-		} else {
-			add_site(&other, &v[i]);
-			folded++;
-		}
-	}
-	if (folded)
-		v[kept++] = other;
-	return kept;
 }
 
 /* The start of a site's series, drainstat_NAME{site="SITE": the caller ends the labels. */
@@ -371,18 +110,6 @@ static void put_bucket(FILE *f, const char *name, const char *site, const char *
 	fprintf(f, ",le=\"%s\"} %llu\n", le, (unsigned long long)n);
 }
 
-/* s, never below what was exported last; last becomes what is exported now. */
-static void hold_up(struct prom_series *s, struct prom_series *last)
-{
-	int i;
-
-	/* the larger of two nondecreasing le sequences is nondecreasing: still a histogram */
-	for (i = 0; i < NR_LE; i++)
-		s->le[i] = s->le[i] > last->le[i] ? s->le[i] : last->le[i];
-	s->sum_ns = s->sum_ns > last->sum_ns ? s->sum_ns : last->sum_ns;
-	*last = *s;
-}
-
 static void put_hist(FILE *f, const char *name, const char *site, const struct prom_series *h,
 		     struct prom_series *last)
 {
@@ -392,7 +119,7 @@ static void put_hist(FILE *f, const char *name, const char *site, const struct p
 	int i = 0;
 
 	if (last)
-		hold_up(&s, last);
+		prom_series_hold_up(&s, last);
 	for (shift = LE_FIRST_SHIFT; shift <= LE_LAST_SHIFT; shift += LE_STEP) {
 		snprintf(le, sizeof(le), "%llu.%09llu", (1ULL << shift) / NS_PER_SEC,
 			 (1ULL << shift) % NS_PER_SEC);
@@ -617,46 +344,16 @@ static void put_info(FILE *f, const struct model_info *info, const char *version
 	fputs("} 1\n", f);
 }
 
-/*
- * Room for n sites (uncleared): pm's, kept from the exports before, or without
- * pm one to free (*owned). NULL: out of memory.
- */
-static struct prom_site *sites_buffer(struct prom_memory *pm, int n, struct prom_site **owned)
-{
-	struct prom_site *v;
-
-	*owned = NULL;
-	if (!pm)
-		return *owned = malloc((size_t)n * sizeof(*v));
-	if (n > pm->sites_cap) {
-		v = realloc(pm->sites, (size_t)n * sizeof(*v));
-		if (!v)
-			return NULL;
-		pm->sites = v;
-		pm->sites_cap = n;
-	}
-	return pm->sites;
-}
-
 void report_prom__print(FILE *f, const struct model *m, const struct prom_opts *o)
 {
-	struct prom_site *owned, *v = sites_buffer(o->memory, m->nr_sites + 1, &owned);
-	int i, n;
+	struct prom_site all, *owned;
+	const struct prom_site *v;
+	int n;
 
 	put_info(f, &m->info, o->version);
-	if (v) {
-		n = fold_other(v, merge_sites(m, v), o->max_sites, o->memory);
-		put_sites(f, &m->info, v, n);
-		free(owned);
-	} else {
-		/* no memory to tell sites apart: still every count, all as "other" */
-		struct prom_site all = {.name = "other"};
-
-		for (i = 0; i < m->nr_sites; i++)
-			add_row(&all, &m->sites[i], le_of_bucket());
-		site_cumulate(&all);
-		put_sites(f, &m->info, &all, m->nr_sites ? 1 : 0);
-	}
+	v = prom_sites_make(m, o, &all, &owned, &n);
+	put_sites(f, &m->info, v, n);
+	free(owned);
 	if (m->info.has_fadvise)
 		put_fadvise(f, m);
 	put_victims(f, m);

@@ -13,7 +13,7 @@
 /*
  * What the exports before said, so that no series of the next one goes down:
  * which site labels were kept and which went to "other", and the last value
- * of each histogram series (see report_prom.c). An export run holds one.
+ * of each histogram series (see report_prom_sites.c). An export run holds one.
  */
 struct prom_memory;
 

@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The text report: its header line, the site table (with -s the stacks, with
+ * -H the histograms), the local drains, fadvise, the victim CPUs and the
+ * counters. The drains one by one (in flight, the -T log's) are in
+ * report_text_drain.c.
+ */
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,6 +12,7 @@
 #include "metric.h"
 #include "escape.h"
 #include "report_text.h"
+#include "report_text_int.h"
 #include "units.h"
 
 #define NUM_W	   6 /* a duration column: " 9.1us" */
@@ -473,97 +480,6 @@ static void print_counters(FILE *f, const struct model *m)
 				model__counter_name(i), (unsigned long long)m->counters[i]);
 }
 
-/* "runs sd-spin pid 812 tid 820, FIFO 50, for 12s": what holds a pending work's CPU. */
-static void print_running(FILE *f, const struct model_running *r)
-{
-	char comm[4 * DRAINSTAT_COMM_LEN + 1], d[UNITS_DURATION_LEN];
-
-	if (!r->known) {
-		fprintf(f, "; what runs there is unknown");
-		return;
-	}
-	if (r->idle) {
-		fprintf(f, "; the CPU is idle");
-		return;
-	}
-	fprintf(f, "; runs %s pid %u tid %u, %s",
-		escape__text(r->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)), r->pid, r->tid,
-		r->policy);
-	if (!strcmp(r->policy, "FIFO") || !strcmp(r->policy, "RR"))
-		fprintf(f, " %d", r->priority);
-	else if (strcmp(r->policy, "DEADLINE"))
-		fprintf(f, " nice %d", r->priority);
-	if (r->since_known)
-		fprintf(f, ", for %s", units__duration(r->running_ns, d, sizeof(d)));
-}
-
-static void print_work_in_flight(FILE *f, const struct model_work *w)
-{
-	char d[UNITS_DURATION_LEN];
-
-	fprintf(f, "    CPU %d%s%s: %s %s", w->target_cpu, w->self ? " (self)" : "",
-		w->outside_filter ? " (outside -C)" : "", w->started ? "running" : "pending",
-		units__duration(w->age_ns, d, sizeof(d)));
-	if (!w->started)
-		print_running(f, &w->running);
-	if (w->isolated || w->nohz_full)
-		fprintf(f, " (%s%s%s)", w->isolated ? "isolated" : "",
-			w->isolated && w->nohz_full ? ", " : "", w->nohz_full ? "nohz_full" : "");
-	fputc('\n', f);
-}
-
-static void print_drain_in_flight(FILE *f, const struct model_drain *md, bool stacks)
-{
-	char comm[4 * DRAINSTAT_COMM_LEN + 1], site[ESCAPE_SIZE(MODEL_NAME_LEN)];
-	char d[UNITS_DURATION_LEN];
-	int i;
-
-	fprintf(f, "  %s pid %u tid %u on CPU %d, site %s: in flight %s, %s",
-		escape__text(md->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)), md->pid, md->tid,
-		md->caller_cpu, escape__text(md->site, MODEL_NAME_LEN, site, sizeof(site)),
-		units__duration(md->age_ns, d, sizeof(d)), model__phase_name(md->phase));
-	if (md->phase == PHASE_PENDING && md->nr_in_flight)
-		fprintf(f, " (%u of %u)", md->pending_works, md->works);
-	fputc('\n', f);
-	if (stacks) {
-		for (i = 0; i < md->stack.nr_frames; i++)
-			fprintf(
-			    f, "      %s\n",
-			    escape__text(md->stack.frames[i], MODEL_NAME_LEN, site, sizeof(site)));
-	}
-	for (i = 0; i < md->nr_in_flight; i++)
-		print_work_in_flight(f, &md->in_flight[i]);
-}
-
-/*
- * The drains in flight: at the top, every one of them, when one is stuck (the
- * mutex waiters behind it belong to the incident); else at the end.
- */
-static void print_in_flight(FILE *f, const struct model *m, bool stacks)
-{
-	char d[UNITS_DURATION_LEN], oldest[UNITS_DURATION_LEN];
-	int i;
-
-	if (!m->nr_in_flight)
-		return;
-	units__duration(m->info.stuck_ns, d, sizeof(d));
-	units__duration(m->oldest_in_flight_ns, oldest, sizeof(oldest));
-	if (m->nr_stuck)
-		fprintf(f, "STUCK: %d drain%s in flight over %s (the oldest %s)", m->nr_stuck,
-			m->nr_stuck == 1 ? "" : "s", d, oldest);
-	else
-		fprintf(f, "\nIN FLIGHT: %d drain%s, none over %s", m->nr_in_flight,
-			m->nr_in_flight == 1 ? "" : "s", d);
-	/* with Queue PerCPU Work a drain with no work queued may be running them itself */
-	if (m->info.entry_visible && !m->info.qpw)
-		fprintf(f, "; %d waiting for the drain mutex", m->mutex_waiters);
-	fputc('\n', f);
-	for (i = 0; i < m->nr_in_flight; i++)
-		print_drain_in_flight(f, &m->in_flight[i], stacks);
-	if (m->nr_stuck)
-		fputc('\n', f);
-}
-
 void report_text__print(FILE *f, const struct model *m, const struct text_opts *opts)
 {
 	char span[UNITS_DURATION_LEN];
@@ -579,58 +495,12 @@ void report_text__print(FILE *f, const struct model *m, const struct text_opts *
 			(unsigned long long)m->total[SITE_SELF_WORKS]);
 	fprintf(f, ", %llu lost\n", (unsigned long long)m->lost);
 	if (m->nr_stuck)
-		print_in_flight(f, m, opts->stacks);
+		report_text_in_flight(f, m, opts->stacks);
 	print_sites(f, m, opts);
 	print_local(f, m);
 	print_fadvise(f, m);
 	print_cpus(f, m, opts->all_cpus);
 	if (!m->nr_stuck)
-		print_in_flight(f, m, opts->stacks);
+		report_text_in_flight(f, m, opts->stacks);
 	print_counters(f, m);
-}
-
-void report_text__slow_drain(FILE *f, const struct model_slow_drain *sd, const char *stamp)
-{
-	const struct slow_drain_event *e = sd->ev;
-	char comm[4 * DRAINSTAT_COMM_LEN + 1], a[UNITS_DURATION_LEN], b[UNITS_DURATION_LEN];
-	char shown[ESCAPE_SIZE(MODEL_UFRAME_LEN)];
-	__u32 i;
-	int k;
-
-	fprintf(f, "%s SLOW DRAIN pid %u tid %u (%s) on CPU %u: wait %s", stamp, e->pid, e->tid,
-		escape__text(e->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)), e->caller_cpu,
-		units__duration(e->wait_ns, a, sizeof(a)));
-	if (e->lock_ns)
-		fprintf(f, ", lock %s", units__duration(e->lock_ns, a, sizeof(a)));
-	fprintf(f, ", %u work%s\n", e->nr_targets, e->nr_targets == 1 ? "" : "s");
-	for (i = 0; i < e->nr_targets && i < SLOW_MAX_TARGETS; i++)
-		fprintf(f, "    CPU %u: dispatch %s, run %s%s\n", e->targets[i].cpu,
-			units__duration(e->targets[i].dispatch_ns, a, sizeof(a)),
-			units__duration(e->targets[i].run_ns, b, sizeof(b)),
-			e->targets[i].cpu == e->caller_cpu ? " (self)" : "");
-	if (e->nr_targets > SLOW_MAX_TARGETS)
-		fprintf(f, "    (%u more)\n", e->nr_targets - SLOW_MAX_TARGETS);
-	fprintf(f, "    kernel stack:\n");
-	for (k = 0; k < sd->kstack.nr_frames; k++)
-		fprintf(f, "      %s\n",
-			escape__text(sd->kstack.frames[k], MODEL_NAME_LEN, shown, sizeof(shown)));
-	if (!sd->kstack.nr_frames)
-		fprintf(f, "      [lost]\n");
-	fprintf(f, "    user stack:\n");
-	/* user frames name what any user can: its binary's symbols and file names */
-	for (k = 0; k < sd->nr_uframes; k++)
-		fprintf(f, "      %s\n",
-			escape__text(sd->uframes[k], MODEL_UFRAME_LEN, shown, sizeof(shown)));
-	if (!sd->nr_uframes)
-		fprintf(f, "      [lost]\n");
-}
-
-void report_text__drain_in_flight(FILE *f, const struct model_drain *md, __u64 threshold_ns,
-				  const char *stamp)
-{
-	char d[UNITS_DURATION_LEN];
-
-	fprintf(f, "%s DRAIN IN FLIGHT over %s:\n", stamp,
-		units__duration(threshold_ns, d, sizeof(d)));
-	print_drain_in_flight(f, md, false);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "grow.h"
 #include "snapshot.h"
 
 static __u64 clock_ns(clockid_t clock)
@@ -67,29 +68,14 @@ void snapshot__reset_now(struct snapshot *snap)
 	snap->wall_ns = now.wall_ns;
 }
 
-/* Room for one more of size bytes at *array (n in use, *cap allocated). 0 or -ENOMEM. */
-static int grow(void **array, int n, int *cap, size_t size)
-{
-	int want = *cap ? *cap * 2 : 8;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	p = realloc(*array, (size_t)want * size);
-	if (!p)
-		return -ENOMEM;
-	*array = p;
-	*cap = want;
-	return 0;
-}
-
 int snapshot__add_drain(struct snapshot *snap, __u32 tid, const struct drain_state *d,
 			const __u64 *ips, int nr_ips)
 {
 	struct snap_in_flight *f = &snap->in_flight;
 	struct snap_drain *sd;
-	int err = grow((void **)&f->drains, f->nr_drains, &f->drains_cap, sizeof(*f->drains));
+	int err;
 
+	err = grow((void **)&f->drains, f->nr_drains, &f->drains_cap, sizeof(*f->drains), 8);
 	if (err)
 		return err;
 	sd = &f->drains[f->nr_drains++];
@@ -106,8 +92,9 @@ int snapshot__add_drain(struct snapshot *snap, __u32 tid, const struct drain_sta
 int snapshot__add_work(struct snapshot *snap, const struct in_flight_work *w)
 {
 	struct snap_in_flight *f = &snap->in_flight;
-	int err = grow((void **)&f->works, f->nr_works, &f->works_cap, sizeof(*f->works));
+	int err;
 
+	err = grow((void **)&f->works, f->nr_works, &f->works_cap, sizeof(*f->works), 8);
 	if (err)
 		return err;
 	f->works[f->nr_works++] = *w;

@@ -53,10 +53,10 @@ struct snap_in_flight {
 	bool read;     /* read whole */
 	struct snap_drain *drains;
 	int nr_drains;
-	int drains_cap;
+	size_t drains_cap;
 	struct in_flight_work *works;
 	int nr_works;
-	int works_cap;
+	size_t works_cap;
 	/* the kernel's CPU lists, read when works are in flight */
 	__u64 isolated[DRAINSTAT_MAX_CPUS / 64];
 	__u64 nohz_full[DRAINSTAT_MAX_CPUS / 64];

@@ -15,6 +15,7 @@
 
 #include "drainstat.h" /* before the skeleton: its .bss holds a struct of ours */
 #include "drainstat.skel.h"
+#include "running.skel.h"
 #include "probe.h"
 #include "site.h"
 #include "tracer.h"
@@ -171,6 +172,8 @@ static void unload(struct tracer *t)
 		munmap((void *)t->cpus_area, t->cpus_area_size);
 	t->works_area = NULL;
 	t->cpus_area = NULL;
+	running_bpf__destroy(t->running);
+	t->running = NULL;
 	drainstat_bpf__destroy(t->skel);
 	t->skel = NULL;
 }
@@ -197,7 +200,7 @@ static int check_fds(const struct tracer *t, const struct tracer_opts *opts,
 {
 	struct tracer_needs needs;
 
-	tracer_count_needs(t->skel, plan, t->nr_cpus, &needs);
+	tracer_count_needs(t->skel, t->running, plan, t->nr_cpus, &needs);
 	if (opts->fds_beside + needs.fds <= probe__fds_limit())
 		return 0;
 	if (opts->fds_needed)
@@ -245,6 +248,16 @@ static bool retry_without_own(struct tracer *t, enum drain_mode mode, int err)
 	return true;
 }
 
+/* The per-event object and drainstat_running's, opened: 0 or -errno. */
+static int open_objects(struct tracer *t)
+{
+	t->skel = drainstat_bpf__open();
+	if (!t->skel)
+		return -errno;
+	t->running = running_bpf__open();
+	return t->running ? 0 : -errno;
+}
+
 static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain_mode mode,
 		    enum tracer_step *failed)
 {
@@ -260,9 +273,11 @@ static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain
 	memset(&t->features, 0, sizeof(t->features));
 	t->features.mode = mode;
 	t->features.own_err = t->own_load_err;
-	t->skel = drainstat_bpf__open();
-	if (!t->skel)
-		return -errno;
+	err = open_objects(t);
+	if (err) {
+		unload(t);
+		return err;
+	}
 	tracer_plan_mode(&plan, t->skel, opts, &t->syms, mode, &t->features);
 	err = tracer_configure(t->skel, opts, &plan, mode, t->nr_cpus);
 	if (!err) {
@@ -273,6 +288,8 @@ static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain
 		err = set_targets(&plan);
 		if (!err)
 			err = drainstat_bpf__load(t->skel);
+		if (!err)
+			err = running_bpf__load(t->running);
 		err = load_error(err);
 		if (err && retry_without_own(t, mode, err)) {
 			unload(t);

@@ -12,6 +12,7 @@
 
 #include "drainstat.h" /* before the skeleton: its .bss holds a struct of ours */
 #include "drainstat.skel.h"
+#include "running.skel.h"
 #include "hooks.h"
 #include "tracer.h"
 #include "tracer_int.h"
@@ -103,8 +104,6 @@ int tracer_configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 	for (i = 0; i < plan->nr && !err; i++)
 		err = bpf_program__set_autoload(plan->hooks[i].prog, true);
 	if (!err)
-		err = bpf_program__set_autoload(skel->progs.drainstat_running, true);
-	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.cpus, (__u32)nr_cpus);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.works, (__u32)nr_cpus);
@@ -179,26 +178,34 @@ static unsigned int link_fds(const struct hook *h)
  */
 #define LOAD_MEMORY (3ULL << 20)
 
-/* What a configured skeleton and its plan need: one fd per map, program and link, and its BTF's. */
-void tracer_count_needs(const struct drainstat_bpf *skel, const struct plan *plan, int nr_cpus,
-			struct tracer_needs *needs)
+/* What a configured object adds: one fd per map and program, and its BTF's. */
+static void count_object(const struct bpf_object *obj, int nr_cpus, struct tracer_needs *needs)
 {
 	struct bpf_program *prog;
 	struct bpf_map *map;
-	int i;
 
-	needs->fds = 1;
-	needs->memory = LOAD_MEMORY;
-	for (map = bpf_object__next_map(skel->obj, NULL); map;
-	     map = bpf_object__next_map(skel->obj, map)) {
+	needs->fds++;
+	for (map = bpf_object__next_map(obj, NULL); map; map = bpf_object__next_map(obj, map)) {
 		if (!bpf_map__autocreate(map))
 			continue;
 		needs->fds++;
 		needs->memory += map_bytes(map, nr_cpus);
 	}
-	for (prog = bpf_object__next_program(skel->obj, NULL); prog;
-	     prog = bpf_object__next_program(skel->obj, prog))
+	for (prog = bpf_object__next_program(obj, NULL); prog;
+	     prog = bpf_object__next_program(obj, prog))
 		needs->fds += bpf_program__autoload(prog);
+}
+
+/* What the configured skeletons and the plan need: both objects, and a link per hook. */
+void tracer_count_needs(const struct drainstat_bpf *skel, const struct running_bpf *running,
+			const struct plan *plan, int nr_cpus, struct tracer_needs *needs)
+{
+	int i;
+
+	needs->fds = 0;
+	needs->memory = LOAD_MEMORY;
+	count_object(skel->obj, nr_cpus, needs);
+	count_object(running->obj, nr_cpus, needs);
 	for (i = 0; i < plan->nr; i++)
 		needs->fds += link_fds(&plan->hooks[i]);
 }
@@ -210,17 +217,22 @@ static int mode_needs(const struct tracer_opts *opts, enum drain_mode mode, int 
 	struct tracer_features features = {};
 	struct tracer_symbols syms = {};
 	struct drainstat_bpf *skel = drainstat_bpf__open();
+	struct running_bpf *running = skel ? running_bpf__open() : NULL;
 	struct plan plan;
 	int err;
 
-	if (!skel)
-		return -errno;
+	if (!running) {
+		err = -errno;
+		drainstat_bpf__destroy(skel);
+		return err;
+	}
 	tracer_plan_mode(&plan, skel, opts, &syms, mode, &features);
 	err = tracer_configure(skel, opts, &plan, mode, nr_cpus);
 	if (!err) {
-		tracer_count_needs(skel, &plan, nr_cpus, needs);
+		tracer_count_needs(skel, running, &plan, nr_cpus, needs);
 		needs->fds += opts->fds_beside;
 	}
+	running_bpf__destroy(running);
 	drainstat_bpf__destroy(skel);
 	return err;
 }

@@ -13,8 +13,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "drainstat.h" /* before the skeleton: its .bss holds a struct of ours */
+#include "drainstat.h" /* before the skeletons: running's .bss holds a struct of ours */
 #include "drainstat.skel.h"
+#include "running.skel.h"
 #include "site.h"
 #include "tracer.h"
 #include "tracer_int.h"
@@ -218,10 +219,10 @@ static void read_running(struct tracer *t, __u32 cpu, struct running_task *r)
 
 	memset(r, 0, sizeof(*r));
 	r->cpu = cpu;
-	t->skel->bss->running_now.flags = 0;
-	if (!bpf_prog_test_run_opts(bpf_program__fd(t->skel->progs.drainstat_running), &opts) &&
-	    t->skel->bss->running_now.cpu == cpu)
-		*r = t->skel->bss->running_now;
+	t->running->bss->running_now.flags = 0;
+	if (!bpf_prog_test_run_opts(bpf_program__fd(t->running->progs.drainstat_running), &opts) &&
+	    t->running->bss->running_now.cpu == cpu)
+		*r = t->running->bss->running_now;
 }
 
 /*
@@ -251,8 +252,8 @@ static int read_works_in_flight(struct tracer *t, struct snapshot *snap, __u64 r
 		 * read_ns as the model has it: a -T event past running_min_ns
 		 * always says what runs there
 		 */
-		age = snap->in_flight.read_ns > w.ws.drain_id_ns
-			  ? snap->in_flight.read_ns - w.ws.drain_id_ns
+		age = snap->in_flight.read_ns > w.ws.drain_start_ns
+			  ? snap->in_flight.read_ns - w.ws.drain_start_ns
 			  : 0;
 		if (!w.ws.start_ns && age >= running_min_ns)
 			read_running(t, cpu, &w.running);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "elfsyms.h"
+#include "grow.h"
 #include "umaps.h"
 
 struct umap {
@@ -60,15 +61,8 @@ static int add_map(struct umaps *um, const struct umap *parsed, const char *path
 
 	if (um->nr == UMAPS_MAX_MAPS || um->path_bytes + len > UMAPS_MAX_PATH_BYTES)
 		return 0;
-	if (um->nr == um->cap) {
-		size_t cap = um->cap ? um->cap * 2 : 64;
-		struct umap *maps = realloc(um->maps, cap * sizeof(*maps));
-
-		if (!maps)
-			return -ENOMEM;
-		um->maps = maps;
-		um->cap = cap;
-	}
+	if (grow((void **)&um->maps, um->nr, &um->cap, sizeof(*um->maps), 64))
+		return -ENOMEM;
 	m = &um->maps[um->nr];
 	*m = *parsed;
 	m->path = strdup(path);

@@ -73,14 +73,14 @@ static void seed_drain(const char *comm, bool started, bool counted, struct drai
 	    .work = WORK,
 	    .queue_ns = now - 900000,
 	    .start_ns = started ? now - 500000 : 0,
-	    .drain_id_ns = now - 1000000,
+	    .drain_start_ns = now - 1000000,
 	    .caller_tid = CALLER_TID,
 	    .caller_cpu = CALLER_CPU,
 	};
 	__u32 tid = CALLER_TID, cpu = 0;
 
 	memset(d, 0, sizeof(*d));
-	d->id_ns = ws.drain_id_ns;
+	d->start_ns = ws.drain_start_ns;
 	d->last_queue_ns = ws.queue_ns;
 	d->pending = 1;
 	d->works = 1;

@@ -249,7 +249,7 @@ static void random_info(struct bytes *b, struct random_model *rm, bool plain_inf
 	info->blind_spots = random_string(b, rm->blind_spots, sizeof(rm->blind_spots), true);
 }
 
-/* As src/model.c names them: the policies below 8, and what it shows for others. */
+/* As src/model_inflight.c names them: the policies below 8, and what it shows for others. */
 static const char *const policies[] = {
     "OTHER", "FIFO", "RR", "BATCH", "ISO", "IDLE", "DEADLINE", "EXT", "?",
 };
@@ -345,7 +345,7 @@ static int random_drain(struct bytes *b, struct model *m, struct model_drain *md
 	return 0;
 }
 
-/* The drains in flight, and what build_in_flight() derives from them. */
+/* The drains in flight, and what model_build_in_flight() derives from them. */
 static int random_in_flight(struct bytes *b, struct model *m)
 {
 	int i, n;

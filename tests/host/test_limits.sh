@@ -71,7 +71,7 @@ fds_needed() {
 
 # Too few fds: libbpf took an EMFILE in its feature probes for a missing
 # feature, and its load failed later with EINVAL; or the BTF "did not parse"
-# (ESRCH). Any mode needs more than 16 (35 in tracepoint mode, with stdio).
+# (ESRCH). Any mode needs more than 16 (37 in tracepoint mode, with stdio).
 NOFILE_MSG='too few file descriptors \(ulimit -n %s\): drainstat needs at least [0-9]+'
 # shellcheck disable=SC2059 # the format is ours
 nofile_msg() { printf "$NOFILE_MSG" "$1"; }

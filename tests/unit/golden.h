@@ -231,7 +231,7 @@ static inline void golden__add_in_flight(struct snapshot *s, __u64 now_ns, bool 
 					 const __u64 *ips, int nr_ips)
 {
 	const __u64 held = now_ns - 11800000000ULL;
-	struct drain_state d = {.id_ns = held, .tgid = 812, .caller_cpu = 0, .works = 3};
+	struct drain_state d = {.start_ns = held, .tgid = 812, .caller_cpu = 0, .works = 3};
 	struct in_flight_work w = {.target_cpu = 3};
 
 	d.pending = 1;
@@ -240,7 +240,7 @@ static inline void golden__add_in_flight(struct snapshot *s, __u64 now_ns, bool 
 	CHECK(snapshot__add_drain(s, 815, &d, ips, nr_ips) == 0);
 	w.ws = (struct work_state){.work = 1,
 				   .queue_ns = held + 4000,
-				   .drain_id_ns = held,
+				   .drain_start_ns = held,
 				   .caller_tid = 815,
 				   .caller_cpu = 0};
 	w.running = (struct running_task){.running_ns = 12000000000ULL,
@@ -257,14 +257,14 @@ static inline void golden__add_in_flight(struct snapshot *s, __u64 now_ns, bool 
 	s->in_flight.read = true;
 	if (!full)
 		return;
-	d = (struct drain_state){.id_ns = now_ns - 7900000000ULL,
+	d = (struct drain_state){.start_ns = now_ns - 7900000000ULL,
 				 .tgid = 77,
 				 .caller_cpu = 1,
 				 .in_call = 1,
 				 .by_entry = 1};
 	memcpy(d.site.comm, "khugepaged", 11);
 	CHECK(snapshot__add_drain(s, 77, &d, ips, nr_ips) == 0);
-	d = (struct drain_state){.id_ns = now_ns - 300000,
+	d = (struct drain_state){.start_ns = now_ns - 300000,
 				 .tgid = 90,
 				 .caller_cpu = 2,
 				 .in_call = 1,
@@ -277,7 +277,7 @@ static inline void golden__add_in_flight(struct snapshot *s, __u64 now_ns, bool 
 	w.ws = (struct work_state){.work = 2,
 				   .queue_ns = now_ns - 250000,
 				   .start_ns = now_ns - 200000,
-				   .drain_id_ns = now_ns - 300000,
+				   .drain_start_ns = now_ns - 300000,
 				   .caller_tid = 91,
 				   .caller_cpu = 2};
 	CHECK(snapshot__add_work(s, &w) == 0);

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Local drains: lru_add_drain() calls outside a drain, timed per site; and a
+ * drain's own local drain (lru_add_drain_cpu() before its first work, 6.18+),
+ * timed apart from its lock phase.
+ */
+#ifndef LOCAL_BPF_H
+#define LOCAL_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include "globals.bpf.h"
+#include "filters.bpf.h"
+#include "hist.bpf.h"
+#include "site.bpf.h"
+
+/* CO-RE flavour: the activate batch before it became lru_activate (6.1) */
+struct cpu_fbatches___activate {
+	struct folio_batch activate;
+} __attribute__((preserve_access_index));
+
+/* Folios batched on this CPU: what lru_add_drain() would drain now (0: unknown). */
+static __always_inline __u32 own_cpu_batched(void)
+{
+	const struct cpu_fbatches___activate *old;
+	const struct cpu_fbatches *fb;
+	__u32 n = 0;
+
+	if (!&cpu_fbatches)
+		return 0;
+	fb = bpf_this_cpu_ptr(&cpu_fbatches);
+	old = (const void *)fb;
+	if (bpf_core_field_exists(fb->lru_add))
+		n += BPF_CORE_READ(fb, lru_add.nr);
+	if (bpf_core_field_exists(fb->lru_deactivate_file))
+		n += BPF_CORE_READ(fb, lru_deactivate_file.nr);
+	if (bpf_core_field_exists(fb->lru_deactivate))
+		n += BPF_CORE_READ(fb, lru_deactivate.nr);
+	if (bpf_core_field_exists(fb->lru_lazyfree))
+		n += BPF_CORE_READ(fb, lru_lazyfree.nr);
+	if (bpf_core_field_exists(fb->lru_activate))
+		n += BPF_CORE_READ(fb, lru_activate.nr);
+	else if (bpf_core_field_exists(old->activate))
+		n += BPF_CORE_READ(old, activate.nr);
+	if (bpf_core_field_exists(fb->lru_move_tail))
+		n += BPF_CORE_READ(fb, lru_move_tail.nr);
+	return n;
+}
+
+/*
+ * lru_add_drain_cpu() by a task inside a drain, before its first work: the
+ * drain's own local drain (since 6.18 __lru_add_drain_all() drains the
+ * caller's CPU first, before the mutex, lru_add_drain() inlined there as in
+ * Debian's 7.3): timed apart from the lock, and whether it found something to
+ * drain, which makes a drain that queues no work not empty. Outside a drain it
+ * is a local drain's, or a work's, and nothing here.
+ */
+static __always_inline void own_enter(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+
+	if (!d || !d->in_call || d->works || d->own_start_ns)
+		return;
+	d->own_batched = own_cpu_batched() != 0;
+	d->own_start_ns = bpf_ktime_get_ns();
+}
+
+static __always_inline void own_exit(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+
+	if (d && d->in_call && d->own_start_ns && !d->own_ns)
+		d->own_ns = bpf_ktime_get_ns() - d->own_start_ns;
+}
+
+/*
+ * lru_add_drain(): the local drain; inside a drain call it is part of that
+ * drain. caller and ret_ip as drain_begin()'s.
+ */
+static __always_inline void local_enter(void *ctx, __u64 caller, __u64 ret_ip)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pid_tgid;
+	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+	struct local_call call = {};
+
+	if (!task_selected(pid_tgid))
+		return;
+	if (d && d->in_call)
+		return;
+	call.start_ns = bpf_ktime_get_ns();
+	bpf_get_current_comm(call.site.comm, sizeof(call.site.comm));
+	site_name(ctx, &call.site, &call.site_nr, caller, ret_ip);
+	call.source = caller;
+	if (bpf_map_update_elem(&local_calls, &tid, &call, BPF_ANY))
+		count(CNT_LOCAL_MAP_FULL);
+}
+
+static __always_inline void local_exit(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct local_call *call = bpf_map_lookup_elem(&local_calls, &tid);
+	struct site_stats *s;
+
+	if (!call)
+		return;
+	if (call->site_nr) {
+		s = site_stats_of(&call->site, call->site_nr);
+	} else {
+		s = site_stats_get(&call->site, &call->site_nr);
+		site_remember(call->source, &call->site, call->site_nr);
+	}
+	if (s)
+		hist_add(&s->hist[SITE_LOCAL_NS], bpf_ktime_get_ns() - call->start_ns);
+	bpf_map_delete_elem(&local_calls, &tid);
+}
+
+#endif /* LOCAL_BPF_H */

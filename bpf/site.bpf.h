@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Sites: where drains and local drains come from, and their numbers. A site
+ * has a slot in the sites array, found by its key (site_slots) or by the
+ * site_nr a drain keeps (the slot + 1, 0 for none); it is named by a walk
+ * of the caller's stack, or by the site its source had at its first drain
+ * (site_sources), which spares the walk.
+ */
+#ifndef SITE_BPF_H
+#define SITE_BPF_H
+
+#include "globals.bpf.h"
+
+/*
+ * The numbers of a site: by the site_nr a drain or work keeps (its slot + 1),
+ * else by key; NULL if it has no slot.
+ */
+static __always_inline struct site_stats *site_stats_of(const struct site_key *key, __u32 site_nr)
+{
+	__u32 slot = site_nr - 1, *found;
+
+	if (site_nr)
+		return bpf_map_lookup_elem(&sites, &slot);
+	found = bpf_map_lookup_elem(&site_slots, key);
+	return found ? bpf_map_lookup_elem(&sites, found) : NULL;
+}
+
+/*
+ * A new slot for key. Two CPUs may take one each for the same key: the one
+ * whose site_slots entry lands keeps its slot, the other's stays never ready.
+ */
+static __always_inline struct site_stats *site_stats_new(const struct site_key *key)
+{
+	struct site_stats *s;
+	__u32 slot;
+
+	if (site_slots_used >= max_sites) /* no fetch_add once full: the count cannot wrap */
+		return NULL;
+	slot = __sync_fetch_and_add(&site_slots_used, 1);
+	s = bpf_map_lookup_elem(&sites, &slot);
+	if (!s)
+		return NULL;
+	s->key = *key;
+	s->slot = slot;
+	if (bpf_map_update_elem(&site_slots, key, &slot, BPF_NOEXIST))
+		return site_stats_of(key, 0);
+	/* an exchange orders the key before ready for the reader */
+	__sync_lock_test_and_set(&s->ready, 1);
+	return s;
+}
+
+/*
+ * The numbers of a site, made if new; NULL when there is no room (counted).
+ * With site_nr, the site's is kept there for site_stats_of() (0 if none).
+ */
+static __always_inline struct site_stats *site_stats_get(const struct site_key *key, __u32 *site_nr)
+{
+	struct site_stats *s = site_stats_of(key, 0);
+
+	if (!s)
+		s = site_stats_new(key);
+	if (!s)
+		count(CNT_SITE_MAP_FULL);
+	if (site_nr)
+		*site_nr = s ? s->slot + 1 : 0;
+	return s;
+}
+
+/* The caller's kernel stack into site (comm already there); ret_ip as site_key's. */
+static __always_inline void site_walk(void *ctx, struct site_key *site, __u64 ret_ip)
+{
+	__u32 zero = 0;
+	__u64 *walks = bpf_map_lookup_elem(&stack_walks, &zero);
+
+	if (walks)
+		__sync_fetch_and_add(walks, 1);
+	site->ret_ip = ret_ip;
+	site->stack_id = bpf_get_stackid(ctx, &stacks, 0);
+	if (site->stack_id < 0)
+		count(CNT_STACK_LOST);
+}
+
+/*
+ * The site of a drain or local drain from source (0: none) and the comm in
+ * site, into site and *site_nr: the site its source had first, else a stack
+ * walk. The slot stays 0 when only the key is known.
+ */
+static __always_inline void site_name(void *ctx, struct site_key *site, __u32 *site_nr,
+				      __u64 source, __u64 ret_ip)
+{
+	struct site_source k = {.source = source};
+	struct site_named *named;
+
+	if (source && !every_stack) {
+		__builtin_memcpy(k.comm, site->comm, sizeof(k.comm));
+		named = bpf_map_lookup_elem(&site_sources, &k);
+		if (named) {
+			*site = named->key;
+			*site_nr = named->site_nr;
+			return;
+		}
+	}
+	site_walk(ctx, site, ret_ip);
+}
+
+/* A source's first site, once its stack is known and has a slot: its later drains walk no stack. */
+static __always_inline void site_remember(__u64 source, const struct site_key *site, __u32 site_nr)
+{
+	struct site_source k = {.source = source};
+	struct site_named named = {.key = *site, .site_nr = site_nr};
+
+	if (!source || every_stack || site->stack_id < 0 || !site_nr)
+		return;
+	__builtin_memcpy(k.comm, site->comm, sizeof(k.comm));
+	bpf_map_update_elem(&site_sources, &k, &named, BPF_NOEXIST);
+}
+
+/*
+ * Where a drain comes from when no stack walk is needed to say (0: unknown):
+ * the return address into its caller, else the fadvise call it came in
+ * (generic_fadvise() is the only drain inside one).
+ */
+static __always_inline __u64 drain_source(__u64 caller, const struct fadvise_call *f)
+{
+	if (caller)
+		return caller;
+	return f ? SOURCE_FADVISE(f->advice < FADVISE_ADVICE_OTHER ? f->advice
+								   : FADVISE_ADVICE_OTHER)
+		 : 0;
+}
+
+#endif /* SITE_BPF_H */

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The model's insides, shared by its files only: model.c (the sites, the
+ * victim CPUs, fadvise, the counters and the build), model_inflight.c (the
+ * drains in flight) and model_slow.c (a drain of the -T log).
+ */
+#ifndef MODEL_INT_H
+#define MODEL_INT_H
+
+#include <stddef.h>
+#include "model.h"
+
+/* A stack's frames from the first drain function down, in a, and its site (model.c). */
+int model_symbolize(const __u64 *all_ips, int nr_all, const struct ksyms *ks, struct arena *a,
+		    struct model_stack *st, char *site, size_t site_size);
+
+/* m's drains in flight from cur's, summed up (model__sum_in_flight()). 0 or -ENOMEM. */
+int model_build_in_flight(struct model *m, const struct snapshot *cur, const struct ksyms *ks);
+
+#endif /* MODEL_INT_H */

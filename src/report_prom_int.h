@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The Prometheus export's insides, shared by its files only: report_prom.c
+ * (the families, as text) and report_prom_sites.c (the site series, their
+ * labels bounded, and the memory that keeps them from going down).
+ */
+#ifndef REPORT_PROM_INT_H
+#define REPORT_PROM_INT_H
+
+#include <stdbool.h>
+#include "report_prom.h"
+
+/* le edges: 4^k ns from 1.024us to ~17.2s. Each is the low edge of a log-linear bucket. */
+#define LE_FIRST_SHIFT 10
+#define LE_LAST_SHIFT  34
+#define LE_STEP	       2
+#define NR_LE	       ((LE_LAST_SHIFT - LE_FIRST_SHIFT) / LE_STEP + 2) /* the edges and +Inf */
+
+/*
+ * One histogram as the exposition shows it: cumulative le counts, +Inf last,
+ * and the sum; and its count, what the family of a count alone shows.
+ */
+struct prom_series {
+	__u64 le[NR_LE];
+	__u64 sum_ns;
+	__u64 count;
+};
+
+/* A site label an export has shown: by name, or within "other" (kept false). */
+struct prom_seen {
+	char name[MODEL_NAME_LEN];
+	bool kept;
+	struct prom_series last[SITE_HISTS];
+};
+
+/* One site label: the model's rows of that site summed over their comms. */
+struct prom_site {
+	const char *name;
+	__u64 count[SITE_COUNTS];
+	struct prom_series hist[SITE_HISTS];
+	struct prom_seen *seen; /* its memory; NULL without one */
+};
+
+/* Bytes past ASCII (the file stays UTF-8) and control bytes show as '?'; '\n' is escaped. */
+static inline char label_char(char c)
+{
+	return c == '\n' || (c >= 0x20 && c < 0x7f) ? c : '?';
+}
+
+/*
+ * The model's rows as the export's site series, *n of them: merged by label,
+ * o->max_sites kept and the rest summed as site="other". Out of memory, every
+ * count in one "other" series, in *all. The caller frees *owned once they are
+ * printed.
+ */
+const struct prom_site *prom_sites_make(const struct model *m, const struct prom_opts *o,
+					struct prom_site *all, struct prom_site **owned, int *n);
+
+/* s, never below what was exported last; last becomes what is exported now. */
+void prom_series_hold_up(struct prom_series *s, struct prom_series *last);
+
+#endif /* REPORT_PROM_INT_H */

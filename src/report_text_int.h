@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The text report's insides, shared by its files only: report_text.c (the
+ * report) and report_text_drain.c (the drains one by one).
+ */
+#ifndef REPORT_TEXT_INT_H
+#define REPORT_TEXT_INT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "model.h"
+
+/* The report's drains in flight, their works and with stacks their stacks. */
+void report_text_in_flight(FILE *f, const struct model *m, bool stacks);
+
+#endif /* REPORT_TEXT_INT_H */
