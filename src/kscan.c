@@ -159,16 +159,19 @@ static void note_symbols(const struct session *s)
 }
 
 /*
- * The tracer's tracer_opts.symbols: from the table once it is loaded (late,
- * in tracepoint mode), else from the scan, waited for, or run here if no
- * thread runs it. Without lru_add_drain_per_cpu drain works cannot be told
- * from the others.
+ * The symbols the tracer needs, found once whatever the modes tried: from the
+ * table once it is loaded (late, in tracepoint mode), else from the scan,
+ * waited for, or run here if no thread runs it. Without lru_add_drain_per_cpu
+ * drain works cannot be told from the others.
  */
-int kscan__symbols_ready(void *arg, struct tracer_symbols *syms)
+int kscan__symbols_ready(struct session *s, struct tracer_symbols *syms)
 {
-	struct session *s = arg;
 	const __u64 *addrs = s->scan.addrs;
 
+	if (s->scan.found) {
+		*syms = s->scan.syms;
+		return 0;
+	}
 	if (s->ksyms)
 		ksyms__find(s->ksyms, s->scan.names, s->scan.addrs, s->scan.nr);
 	else if (s->scan.running)
@@ -187,26 +190,27 @@ int kscan__symbols_ready(void *arg, struct tracer_symbols *syms)
 		return -ENOENT;
 	}
 	note_symbols(s);
-	*syms = (struct tracer_symbols){
+	s->scan.syms = (struct tracer_symbols){
 	    .drain_work_fn = addrs[SYM_WORK_FN],
 	    .hooks_in_kallsyms = hooks_in_kallsyms(&s->scan),
 	    .kretprobe_trampoline = addrs[s->scan.nr - SYM_TRAMPOLINES],
 	    .rethook_trampoline = addrs[s->scan.nr - SYM_TRAMPOLINES + 1],
 	};
+	s->scan.found = true;
+	*syms = s->scan.syms;
 	return 0;
 }
 
 /*
- * The tracer's tracer_opts.loaded: every symbol, to name the frames of kernel
- * stacks, read once, before attach. kallsyms is read before any drain runs
+ * Every symbol, to name the frames of kernel stacks, read once, between the
+ * tracer's load and its attach (start.c). kallsyms is read before any drain runs
  * traced (its 40-50 ms slow the drains that run meanwhile as any busy CPU
  * does), and the table takes the heap libbpf's copy of the kernel's BTF has
  * given back, which setup keeps (see setup__run()): the memory check counted
  * that heap, and the table never needs more than it.
  */
-int kscan__load_symbols(void *arg)
+int kscan__load_symbols(struct session *s)
 {
-	struct session *s = arg;
 	__u64 start = now_ns();
 	int err;
 

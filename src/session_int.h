@@ -46,6 +46,8 @@ struct symbol_scan {
 	const char *names[SYM_MAX]; /* nr of them, set before the scan starts */
 	size_t nr;
 	__u64 addrs[SYM_MAX]; /* 0 for none */
+	bool found;	      /* syms known: asked for once, whatever the modes tried */
+	struct tracer_symbols syms;
 };
 
 struct session {

@@ -44,10 +44,10 @@ void kscan__name_symbols(struct symbol_scan *scan);
 void kscan__start(struct session *s);
 /* The scan thread, if any, joined. */
 void kscan__join(struct session *s);
-/* tracer_opts.symbols: arg is the session; s->symbols_code says why it gave up. */
-int kscan__symbols_ready(void *arg, struct tracer_symbols *syms);
-/* tracer_opts.loaded: the symbol table into s->ksyms, as kscan__symbols_ready(). */
-int kscan__load_symbols(void *arg);
+/* The tracer's symbols: 0, or -errno with s->symbols_code saying why not. */
+int kscan__symbols_ready(struct session *s, struct tracer_symbols *syms);
+/* The symbol table into s->ksyms, between load and attach; as kscan__symbols_ready(). */
+int kscan__load_symbols(struct session *s);
 
 /* budget.c: the fds and memory the run needs, and what it has */
 

@@ -34,20 +34,16 @@ void start__tracer_options(struct session *s, struct tracer_opts *topts)
 	    .max_sites = s->opts->max_sites,
 	    .max_stacks = s->opts->max_stacks,
 	    .mode = s->opts->mode,
-	    .symbols = kscan__symbols_ready,
-	    .loaded = kscan__load_symbols,
-	    .callback_arg = s,
 	    .drain_all_btf_id = s->btf.drain_all_id,
 	    .count_ipis = s->btf.ipi_send_cpu && s->opts->ipis,
 	    .tracefs = TRACEFS,
 	    .slow_threshold_ns = s->opts->slow_ns,
 	    .every_stack = walks_every_stack(s->opts),
 	    .fds_beside = budget__fds_beside(s),
-	    .fds_needed = &s->needs.fds,
 	};
 }
 
-/* The exit code of tracer__start()'s err at step, its message said; EXIT_OK for none. */
+/* The exit code of start_modes()' err at step, its message said; EXIT_OK for none. */
 static int tracer_error(struct session *s, int err, enum tracer_step step)
 {
 	int paranoid;
@@ -86,6 +82,61 @@ static int tracer_error(struct session *s, int err, enum tracer_step step)
 	return EXIT_OK;
 }
 
+/*
+ * The tracer in mode, step by step (tracer.h), *step the one that failed.
+ * The symbols where the mode needs them: full and kprobe modes' hooks depend
+ * on them, tracepoint mode's take them after its load. kallsyms' whole table
+ * is read between load and attach, in the heap the load has freed.
+ */
+static int start_mode(struct session *s, struct tracer *t, enum drain_mode mode,
+		      enum tracer_step *step)
+{
+	bool first = tracer__symbols_first(mode);
+	struct tracer_symbols syms;
+	int err = 0;
+
+	*step = TRACER_SYMBOLS;
+	if (first && !(err = kscan__symbols_ready(s, &syms)))
+		tracer__set_symbols(t, &syms);
+	if (err)
+		return err;
+	*step = TRACER_OPEN;
+	err = tracer__open(t, mode);
+	if (!err) {
+		*step = TRACER_LOAD;
+		err = tracer__load(t, &s->needs.fds);
+	}
+	if (!err) {
+		*step = TRACER_SYMBOLS;
+		err = kscan__load_symbols(s);
+	}
+	if (!err && !first && !(err = kscan__symbols_ready(s, &syms)))
+		tracer__set_symbols(t, &syms);
+	if (!err) {
+		*step = TRACER_ATTACH;
+		err = tracer__attach(t);
+	}
+	return err;
+}
+
+/*
+ * Each mode tracer__next_mode() gives until one starts; none after a mode
+ * short of fds or memory, or without the symbols (the kernel's, whatever the
+ * mode). The last mode's error otherwise.
+ */
+static int start_modes(struct session *s, struct tracer *t, enum tracer_step *step)
+{
+	enum drain_mode mode = MODE_AUTO;
+	int err = -EINVAL, next;
+
+	while (!(next = tracer__next_mode(t, &mode))) {
+		err = start_mode(s, t, mode, step);
+		if (!err || *step == TRACER_SYMBOLS || probe__short_of_resources(err))
+			return err;
+	}
+	return next == -ENOENT ? err : next;
+}
+
 int start__tracer(struct session *s)
 {
 	struct tracer_opts topts;
@@ -101,7 +152,14 @@ int start__tracer(struct session *s)
 	if (err)
 		return budget__resource_error(s, err);
 	note(s, "%.1f MB of heap faulted in for libbpf's load", MB(heap));
-	err = tracer__start(&topts, &s->tracer, &step);
+	err = tracer__new(&topts, &s->tracer);
+	step = TRACER_OPEN;
+	if (!err)
+		err = start_modes(s, s->tracer, &step);
+	if (err) {
+		tracer__free(s->tracer);
+		s->tracer = NULL;
+	}
 	return tracer_error(s, err, step);
 }
 

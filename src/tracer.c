@@ -178,33 +178,19 @@ static void unload(struct tracer *t)
 	t->skel = NULL;
 }
 
-/* The symbols, asked for once: setup may still be reading them. */
-static int need_symbols(struct tracer *t, const struct tracer_opts *opts)
-{
-	int err;
-
-	if (t->have_syms)
-		return 0;
-	err = opts->symbols(opts->callback_arg, &t->syms);
-	t->have_syms = !err;
-	return err;
-}
-
 /*
  * Enough fds for the whole run, checked before libbpf's load: a feature probe
  * of libbpf's that gets EMFILE takes the feature for missing (and keeps that),
  * and the load fails later with another error, or none.
  */
-static int check_fds(const struct tracer *t, const struct tracer_opts *opts,
-		     const struct plan *plan)
+static int check_fds(const struct tracer *t, unsigned int *fds_needed)
 {
 	struct tracer_needs needs;
 
-	tracer_count_needs(t->skel, t->running, plan, t->nr_cpus, &needs);
-	if (opts->fds_beside + needs.fds <= probe__fds_limit())
+	tracer_count_needs(t->skel, t->running, &t->plan, t->nr_cpus, &needs);
+	if (t->opts.fds_beside + needs.fds <= probe__fds_limit())
 		return 0;
-	if (opts->fds_needed)
-		*opts->fds_needed = opts->fds_beside + needs.fds;
+	*fds_needed = t->opts.fds_beside + needs.fds;
 	return -EMFILE;
 }
 
@@ -258,67 +244,6 @@ static int open_objects(struct tracer *t)
 	return t->running ? 0 : -errno;
 }
 
-static int try_mode(struct tracer *t, const struct tracer_opts *opts, enum drain_mode mode,
-		    enum tracer_step *failed)
-{
-	/* tracepoint mode's hooks do not depend on the symbols: asked for after load */
-	bool late = mode == MODE_TRACEPOINT;
-	struct plan plan;
-	int err;
-
-	*failed = TRACER_SYMBOLS;
-	if (!late && (err = need_symbols(t, opts)))
-		return err;
-	*failed = TRACER_OPEN;
-	memset(&t->features, 0, sizeof(t->features));
-	t->features.mode = mode;
-	t->features.own_err = t->own_load_err;
-	err = open_objects(t);
-	if (err) {
-		unload(t);
-		return err;
-	}
-	tracer_plan_mode(&plan, t->skel, opts, &t->syms, mode, &t->features);
-	err = tracer_configure(t->skel, opts, &plan, mode, t->nr_cpus);
-	if (!err) {
-		*failed = TRACER_LOAD;
-		err = check_fds(t, opts, &plan);
-	}
-	if (!err) {
-		err = set_targets(&plan);
-		if (!err)
-			err = drainstat_bpf__load(t->skel);
-		if (!err)
-			err = running_bpf__load(t->running);
-		err = load_error(err);
-		if (err && retry_without_own(t, mode, err)) {
-			unload(t);
-			return try_mode(t, opts, mode, failed);
-		}
-	}
-	if (!err && opts->loaded) {
-		*failed = TRACER_SYMBOLS;
-		err = opts->loaded(opts->callback_arg);
-	}
-	if (!err && late) {
-		*failed = TRACER_SYMBOLS;
-		err = need_symbols(t, opts);
-	}
-	if (!err) {
-		/* no program runs before it is attached: none sees the address unset */
-		t->skel->data_symbols->drain_work_fn = t->syms.drain_work_fn;
-		t->skel->data_symbols->kretprobe_trampoline = t->syms.kretprobe_trampoline;
-		t->skel->data_symbols->rethook_trampoline = t->syms.rethook_trampoline;
-		*failed = TRACER_ATTACH;
-		err = attach(t, &plan);
-	}
-	if (!err)
-		err = map_per_cpu_arrays(t);
-	if (err)
-		unload(t);
-	return err;
-}
-
 /* Auto skips, cheaply, the modes this kernel cannot have: 0 to try mode, else why not. */
 static int mode_possible(const struct tracer_opts *opts, enum drain_mode mode)
 {
@@ -331,40 +256,105 @@ static int mode_possible(const struct tracer_opts *opts, enum drain_mode mode)
 	return 0;
 }
 
-int tracer__start(const struct tracer_opts *opts, struct tracer **out, enum tracer_step *failed)
+int tracer__new(const struct tracer_opts *opts, struct tracer **out)
 {
 	struct tracer *t = calloc(1, sizeof(*t));
-	enum drain_mode mode, first = opts->mode, last = opts->mode;
-	int err = -EINVAL;
 
-	*failed = TRACER_OPEN;
 	if (!t)
 		return -ENOMEM;
 	t->nr_cpus = libbpf_num_possible_cpus();
 	if (t->nr_cpus < 0) {
-		err = t->nr_cpus;
-		goto fail;
+		int err = t->nr_cpus;
+
+		free(t);
+		return err;
 	}
-	if (opts->mode == MODE_AUTO) {
-		first = MODE_FULL;
-		last = MODE_TRACEPOINT;
-	}
-	for (mode = first; mode <= last; mode++) {
-		err = mode_possible(opts, mode);
+	t->opts = *opts;
+	*out = t;
+	return 0;
+}
+
+int tracer__next_mode(const struct tracer *t, enum drain_mode *mode)
+{
+	enum drain_mode m = *mode == MODE_AUTO ? MODE_FULL : *mode + 1;
+	int err;
+
+	if (t->opts.mode != MODE_AUTO)
+		return *mode == MODE_AUTO ? (*mode = t->opts.mode, 0) : -ENOENT;
+	for (; m <= MODE_TRACEPOINT; m++) {
+		err = mode_possible(&t->opts, m);
 		if (probe__short_of_resources(err))
-			break;
-		if (err)
-			continue;
-		err = try_mode(t, opts, mode, failed);
+			return err;
 		if (!err) {
-			*out = t;
+			*mode = m;
 			return 0;
 		}
-		if (*failed == TRACER_SYMBOLS || probe__short_of_resources(err))
-			break;
 	}
-fail:
-	free(t);
+	return -ENOENT;
+}
+
+bool tracer__symbols_first(enum drain_mode mode)
+{
+	return mode != MODE_TRACEPOINT;
+}
+
+void tracer__set_symbols(struct tracer *t, const struct tracer_symbols *syms)
+{
+	t->syms = *syms;
+}
+
+int tracer__open(struct tracer *t, enum drain_mode mode)
+{
+	int err;
+
+	memset(&t->features, 0, sizeof(t->features));
+	t->features.mode = mode;
+	t->features.own_err = t->own_load_err;
+	err = open_objects(t);
+	if (!err) {
+		tracer_plan_mode(&t->plan, t->skel, &t->opts, &t->syms, mode, &t->features);
+		err = tracer_configure(t->skel, &t->opts, &t->plan, mode, t->nr_cpus);
+	}
+	if (err)
+		unload(t);
+	return err;
+}
+
+int tracer__load(struct tracer *t, unsigned int *fds_needed)
+{
+	enum drain_mode mode = t->features.mode;
+	int err = check_fds(t, fds_needed);
+
+	if (!err)
+		err = set_targets(&t->plan);
+	if (!err)
+		err = drainstat_bpf__load(t->skel);
+	if (!err)
+		err = running_bpf__load(t->running);
+	err = load_error(err);
+	if (err && retry_without_own(t, mode, err)) {
+		unload(t);
+		err = tracer__open(t, mode);
+		return err ? err : tracer__load(t, fds_needed);
+	}
+	if (err)
+		unload(t);
+	return err;
+}
+
+int tracer__attach(struct tracer *t)
+{
+	int err;
+
+	/* no program runs before it is attached: none sees the address unset */
+	t->skel->data_symbols->drain_work_fn = t->syms.drain_work_fn;
+	t->skel->data_symbols->kretprobe_trampoline = t->syms.kretprobe_trampoline;
+	t->skel->data_symbols->rethook_trampoline = t->syms.rethook_trampoline;
+	err = attach(t, &t->plan);
+	if (!err)
+		err = map_per_cpu_arrays(t);
+	if (err)
+		unload(t);
 	return err;
 }
 

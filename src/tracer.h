@@ -20,8 +20,9 @@ enum drain_mode {
 };
 
 /*
- * The kernel symbols the programs need. Setup may still be reading them when
- * the tracer starts (tracer_opts.symbols).
+ * The kernel symbols the programs need (tracer__set_symbols()): before the
+ * open in full and kprobe modes, whose hooks depend on them, else before the
+ * attach.
  */
 struct tracer_symbols {
 	__u64 drain_work_fn; /* lru_add_drain_per_cpu's address: marks drain works */
@@ -44,21 +45,6 @@ struct tracer_opts {
 	__u32 max_sites;	     /* 0: the BPF object's default */
 	__u32 max_stacks;
 	enum drain_mode mode;
-	/*
-	 * Fills in the symbols once they are known: 0, or -errno to give up. The
-	 * tracer asks as late as it can: full and kprobe modes before open (their
-	 * hooks depend on the symbols), tracepoint mode after load.
-	 */
-	int (*symbols)(void *arg, struct tracer_symbols *syms);
-	/*
-	 * NULL, or called in each mode tried once its programs are loaded and
-	 * before any is attached, before a late tracer_opts.symbols: the heap the
-	 * load has freed (libbpf's copy of the kernel's BTF) is free for what the
-	 * caller reads once, and no drain runs traced meanwhile. 0, or -errno to
-	 * give up, as tracer_opts.symbols.
-	 */
-	int (*loaded)(void *arg);
-	void *callback_arg;	 /* symbols() and loaded() get it */
 	int drain_all_btf_id;	 /* the required drain hook's BTF id (hooks.c), -errno if none */
 	bool count_ipis;	 /* --ipis, where the ipi:ipi_send_cpu tracepoint exists */
 	const char *tracefs;	 /* where tracefs is mounted */
@@ -66,8 +52,6 @@ struct tracer_opts {
 	bool every_stack;	 /* -s, -T: every drain's kernel stack (see bpf/) */
 	/* the most fds the caller has open at once beside the tracer's, those open now included */
 	unsigned int fds_beside;
-	/* NULL, or where tracer__start() failing with -EMFILE says what the mode it tried needs */
-	unsigned int *fds_needed;
 };
 
 /* What the tracer ended up seeing. */
@@ -101,7 +85,7 @@ struct tracer_features {
 };
 
 enum tracer_step {
-	TRACER_SYMBOLS, /* tracer_opts.symbols gave up: no other mode is tried */
+	TRACER_SYMBOLS, /* the caller's symbols were not there: no other mode is tried */
 	TRACER_OPEN,
 	TRACER_LOAD,
 	TRACER_ATTACH,
@@ -138,12 +122,42 @@ int tracer__parse_mode(const char *s, enum drain_mode *mode);
 int tracer__needs(const struct tracer_opts *opts, struct tracer_needs *needs);
 
 /*
- * On failure *failed says which step of the last mode tried failed; the result
- * is -errno. Short of fds or memory (-EMFILE, -ENFILE, -ENOMEM), no other mode
- * is tried: RLIMIT_NOFILE is checked before libbpf's load (see
- * tracer_opts.fds_needed), whose feature probes take EMFILE for a missing feature.
+ * Starting a tracer reads as a skeleton's lifecycle, mode by mode (auto
+ * tries full, kprobe, then tracepoint, as tracer__next_mode() gives them):
+ *
+ *	tracer__new(opts, &t);
+ *	while (!tracer__next_mode(t, &mode)) {
+ *		the symbols, if tracer__symbols_first(mode): tracer__set_symbols()
+ *		tracer__open(t, mode), tracer__load(t, &fds_needed)
+ *		the heap the load freed is the caller's again (libbpf's copy of
+ *		the kernel's BTF): what it reads once, no drain traced meanwhile
+ *		the symbols, if not given yet: tracer__set_symbols()
+ *		tracer__attach(t): running; else the next mode
+ *	}
+ *
+ * A step that fails returns -errno with everything it made undone, ready for
+ * the next mode. Short of fds or memory (-EMFILE, -ENFILE, -ENOMEM), no other
+ * mode should be tried: RLIMIT_NOFILE is checked before libbpf's load (see
+ * tracer__load()), whose feature probes take EMFILE for a missing feature.
  */
-int tracer__start(const struct tracer_opts *opts, struct tracer **out, enum tracer_step *failed);
+int tracer__new(const struct tracer_opts *opts, struct tracer **out);
+/*
+ * The mode to try after *mode (MODE_AUTO: none tried yet), skipping those the
+ * kernel cannot have: 0, -ENOENT after the last, or -errno short of resources.
+ */
+int tracer__next_mode(const struct tracer *t, enum drain_mode *mode);
+/* Whether mode's hooks depend on the symbols: given before tracer__open(). */
+bool tracer__symbols_first(enum drain_mode mode);
+void tracer__set_symbols(struct tracer *t, const struct tracer_symbols *syms);
+/* The objects opened, mode's programs chosen and the maps sized: 0 or -errno. */
+int tracer__open(struct tracer *t, enum drain_mode mode);
+/*
+ * Loaded, once more without the own local drain's programs if a kernel
+ * refuses those. -EMFILE, *fds_needed the fds the mode needs, if the soft
+ * RLIMIT_NOFILE is short of them.
+ */
+int tracer__load(struct tracer *t, unsigned int *fds_needed);
+int tracer__attach(struct tracer *t);
 int tracer__snapshot(struct tracer *t, struct snapshot *snap);
 /*
  * Only what is in flight, into snap (reset first), with what runs on the CPUs

@@ -22,32 +22,6 @@ struct known_stack {
 	__u64 ips[DRAINSTAT_MAX_STACK_DEPTH];
 };
 
-struct tracer {
-	struct drainstat_bpf *skel;
-	struct running_bpf *running; /* drainstat_running's object: run only for a report */
-	int nr_cpus;
-	const void *sites_area; /* the sites array's slots in use, mmapped read-only */
-	size_t sites_area_size;
-	struct known_stack **known_stacks; /* by stack id, NULL until read */
-	__u32 nr_known_stacks;		   /* slots: the stack map's max_entries */
-	struct tracer_features features;
-	struct tracer_symbols syms;
-	bool have_syms;
-	int own_load_err; /* a load with the own local drain's programs failed: -errno */
-	struct bpf_link *links[MAX_LINKS];
-	int nr_links;
-	const struct work_state *works_area; /* the works array, mmapped read-only */
-	size_t works_area_size;
-	const struct cpu_stats *cpus_area; /* the cpus array, mmapped read-only */
-	size_t cpus_area_size;
-	struct drain_state *drains_buf; /* a batch of the drains map: values */
-	__u32 *tids_buf;		/* and keys */
-	struct ring_buffer *slow;
-	slow_drain_fn slow_fn;
-	void *slow_arg;
-	__u64 skipped; /* CNT_SKIPPED as last read: it never goes back */
-};
-
 /* One program to attach. */
 struct hook {
 	struct bpf_program *prog;
@@ -60,6 +34,33 @@ struct hook {
 struct plan {
 	struct hook hooks[MAX_LINKS];
 	int nr;
+};
+
+struct tracer {
+	struct tracer_opts opts; /* as tracer__new() got them */
+	struct plan plan;	 /* what the mode being started loads and attaches */
+	struct drainstat_bpf *skel;
+	struct running_bpf *running; /* drainstat_running's object: run only for a report */
+	int nr_cpus;
+	const void *sites_area; /* the sites array's slots in use, mmapped read-only */
+	size_t sites_area_size;
+	struct known_stack **known_stacks; /* by stack id, NULL until read */
+	__u32 nr_known_stacks;		   /* slots: the stack map's max_entries */
+	struct tracer_features features;
+	struct tracer_symbols syms; /* tracer__set_symbols()'s */
+	int own_load_err;	    /* a load with the own local drain's programs failed: -errno */
+	struct bpf_link *links[MAX_LINKS];
+	int nr_links;
+	const struct work_state *works_area; /* the works array, mmapped read-only */
+	size_t works_area_size;
+	const struct cpu_stats *cpus_area; /* the cpus array, mmapped read-only */
+	size_t cpus_area_size;
+	struct drain_state *drains_buf; /* a batch of the drains map: values */
+	__u32 *tids_buf;		/* and keys */
+	struct ring_buffer *slow;
+	slow_drain_fn slow_fn;
+	void *slow_arg;
+	__u64 skipped; /* CNT_SKIPPED as last read: it never goes back */
 };
 
 /* What mode attaches, its optional hooks' outcomes going into f; everything else stays unloaded. */
