@@ -351,11 +351,11 @@ static void teardown(struct session *s)
 }
 
 /*
- * Where the reports go must be there: with stdout closed, a file opened later
- * would take its place (a BPF map's fd, the export). 0, 1 and 2 are kept taken
- * (/dev/null) whatever happens.
+ * 0, 1 and 2 taken by /dev/null where closed, whatever happens: a file opened
+ * later would take a closed one's place (a BPF map's fd, the export). Where
+ * the reports go must be there: stdout closed is an error if they go there.
  */
-static int check_stdio(const struct options *o)
+static int fill_stdio(const struct options *o)
 {
 	bool out_closed = fcntl(STDOUT_FILENO, F_GETFD) < 0;
 	int fd;
@@ -381,7 +381,7 @@ int session__run(const struct options *opts)
 		return say_error(EXIT_RUNTIME, "cannot start: %s", strerror(ENOMEM));
 	*s = (struct session){.opts = opts, .pidfd = -1};
 	install_signals();
-	code = check_stdio(opts);
+	code = fill_stdio(opts);
 	if (code == EXIT_OK)
 		code = setup__run(s);
 	if (code == EXIT_OK)
