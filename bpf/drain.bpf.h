@@ -60,7 +60,8 @@ static __always_inline bool same_comm(const char *a, const char *b)
 /*
  * A new drain in the task's entry d (rewritten in place): its site, start and
  * caller; source as drain_source()'s, ret_ip as site_key's. A task that
- * drains again from where it did last keeps its site: no lookup at all.
+ * drains again from where it did last, with the same comm and in the same
+ * cgroup, keeps its site: no lookup at all.
  */
 static __always_inline void drain_reset(void *ctx, struct drain_state *d, __u64 pid_tgid, __u64 now,
 					__u64 source, __u64 ret_ip)
@@ -76,9 +77,9 @@ static __always_inline void drain_reset(void *ctx, struct drain_state *d, __u64 
 	d->caller_cpu = bpf_get_smp_processor_id();
 	d->last_target_cpu = -1;
 	d->source = source;
-	bpf_get_current_comm(d->site.comm, sizeof(d->site.comm));
+	site_caller(&d->site);
 	if (source && source == last_source && last_nr && !every_stack &&
-	    same_comm(d->site.comm, last.comm)) {
+	    same_comm(d->site.comm, last.comm) && d->site.cgroup_id == last.cgroup_id) {
 		d->site = last;
 		d->site_nr = last_nr;
 	} else {

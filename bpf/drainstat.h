@@ -83,7 +83,11 @@ static inline __u32 hist_bucket(__u64 v)
 	       (__u32)((v >> (e - HIST_SUB_BITS)) & (HIST_SUB - 1));
 }
 
-/* Aggregation key of a site: the caller's kernel stack at its first queued work, and comm. */
+/*
+ * Aggregation key of a site: the caller's kernel stack at its first queued
+ * work, its comm and its cgroup v2 id. A part the run does not key by
+ * (site_key_parts) is zero in the sites' keys, so that their rows merge.
+ */
 struct site_key {
 	__s32 stack_id;
 	__u32 pad;
@@ -96,7 +100,12 @@ struct site_key {
 	 */
 	__u64 ret_ip;
 	char comm[DRAINSTAT_COMM_LEN];
+	__u64 cgroup_id; /* bpf_get_current_cgroup_id(): the cgroup v2 directory's inode */
 };
+
+/* The parts of a site's key besides its stack (--by): bits of site_key_parts. */
+#define SITE_KEY_COMM	1U
+#define SITE_KEY_CGROUP 2U
 
 /*
  * A site's counts and histograms, by index: site_stats.count[] and .hist[].

@@ -56,9 +56,15 @@ const volatile __u64 slow_threshold_ns;
 const volatile bool entry_visible;     /* full and kprobe modes */
 const volatile __u32 max_sites = 1024; /* the sites array's size */
 /*
+ * --by: which of SITE_KEY_COMM and SITE_KEY_CGROUP key the sites. A drain keeps
+ * its caller's comm and cgroup whatever it says (the in-flight view and the -T
+ * log show them); only the sites' keys leave the others out.
+ */
+const volatile __u32 site_key_parts = SITE_KEY_COMM | SITE_KEY_CGROUP;
+/*
  * -s and -T: every drain's kernel stack is taken. Otherwise a drain whose
  * caller is known without a stack walk (see drain_source()) takes the site of
- * the first drain of that caller and comm, and its stack: a walk costs about
+ * the first drain of that caller, comm and cgroup, and its stack: a walk costs about
  * 2-3 us, most of a drain's BPF time.
  */
 const volatile bool every_stack;
@@ -100,11 +106,12 @@ struct fadvise_call {
 /*
  * Where a drain came from when that is known without a stack walk: the return
  * address into its caller (entry visible), or the advice of the fadvise call
- * it came in (SOURCE_FADVISE), and its comm.
+ * it came in (SOURCE_FADVISE), and its comm and cgroup.
  */
 struct site_source {
 	__u64 source;
 	char comm[DRAINSTAT_COMM_LEN];
+	__u64 cgroup_id;
 };
 
 #define SOURCE_FADVISE(advice) (1 + (__u64)(advice)) /* never a kernel address */

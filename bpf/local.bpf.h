@@ -91,7 +91,7 @@ static __always_inline void local_enter(void *ctx, __u64 caller, __u64 ret_ip)
 	if (d && d->in_call)
 		return;
 	call.start_ns = bpf_ktime_get_ns();
-	bpf_get_current_comm(call.site.comm, sizeof(call.site.comm));
+	site_caller(&call.site);
 	site_name(ctx, &call.site, &call.site_nr, caller, ret_ip);
 	call.source = caller;
 	if (bpf_map_update_elem(&local_calls, &tid, &call, BPF_ANY))

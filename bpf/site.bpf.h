@@ -13,21 +13,48 @@
 
 /*
  * The numbers of a site: by the site_nr a drain or work keeps (its slot + 1),
- * else by key; NULL if it has no slot.
+ * else by its key; NULL if it has no slot.
  */
-static __always_inline struct site_stats *site_stats_of(const struct site_key *key, __u32 site_nr)
+/* The caller's comm and cgroup into site, where they are taken for every drain and local drain. */
+static __always_inline void site_caller(struct site_key *site)
 {
-	__u32 slot = site_nr - 1, *found;
+	bpf_get_current_comm(site->comm, sizeof(site->comm));
+	site->cgroup_id = bpf_get_current_cgroup_id();
+}
 
-	if (site_nr)
-		return bpf_map_lookup_elem(&sites, &slot);
-	found = bpf_map_lookup_elem(&site_slots, key);
+/* A drain's site as the sites array keys it: the parts --by leaves out, zero. */
+static __always_inline void site_key_of(const struct site_key *site, struct site_key *key)
+{
+	*key = *site;
+	if (!(site_key_parts & SITE_KEY_COMM))
+		__builtin_memset(key->comm, 0, sizeof(key->comm));
+	if (!(site_key_parts & SITE_KEY_CGROUP))
+		key->cgroup_id = 0;
+}
+
+/* The numbers of the site keyed key (site_key_of()'s), NULL if it has no slot. */
+static __always_inline struct site_stats *site_stats_by_key(const struct site_key *key)
+{
+	__u32 *found = bpf_map_lookup_elem(&site_slots, key);
+
 	return found ? bpf_map_lookup_elem(&sites, found) : NULL;
 }
 
+static __always_inline struct site_stats *site_stats_of(const struct site_key *site, __u32 site_nr)
+{
+	__u32 slot = site_nr - 1;
+	struct site_key key;
+
+	if (site_nr)
+		return bpf_map_lookup_elem(&sites, &slot);
+	site_key_of(site, &key);
+	return site_stats_by_key(&key);
+}
+
 /*
- * A new slot for key. Two CPUs may take one each for the same key: the one
- * whose site_slots entry lands keeps its slot, the other's stays never ready.
+ * A new slot for key (site_key_of()'s). Two CPUs may take one each for the
+ * same key: the one whose site_slots entry lands keeps its slot, the other's
+ * stays never ready.
  */
 static __always_inline struct site_stats *site_stats_new(const struct site_key *key)
 {
@@ -43,7 +70,7 @@ static __always_inline struct site_stats *site_stats_new(const struct site_key *
 	s->key = *key;
 	s->slot = slot;
 	if (bpf_map_update_elem(&site_slots, key, &slot, BPF_NOEXIST))
-		return site_stats_of(key, 0);
+		return site_stats_by_key(key);
 	/* an exchange orders the key before ready for the reader */
 	__sync_lock_test_and_set(&s->ready, 1);
 	return s;
@@ -53,12 +80,15 @@ static __always_inline struct site_stats *site_stats_new(const struct site_key *
  * The numbers of a site, made if new; NULL when there is no room (counted).
  * With site_nr, the site's is kept there for site_stats_of() (0 if none).
  */
-static __always_inline struct site_stats *site_stats_get(const struct site_key *key, __u32 *site_nr)
+static __always_inline struct site_stats *site_stats_get(const struct site_key *site, __u32 *site_nr)
 {
-	struct site_stats *s = site_stats_of(key, 0);
+	struct site_stats *s;
+	struct site_key key;
 
+	site_key_of(site, &key);
+	s = site_stats_by_key(&key);
 	if (!s)
-		s = site_stats_new(key);
+		s = site_stats_new(&key);
 	if (!s)
 		count(CNT_SITE_MAP_FULL);
 	if (site_nr)
@@ -66,7 +96,7 @@ static __always_inline struct site_stats *site_stats_get(const struct site_key *
 	return s;
 }
 
-/* The caller's kernel stack into site (comm already there); ret_ip as site_key's. */
+/* The caller's kernel stack into site (comm and cgroup already there); ret_ip as site_key's. */
 static __always_inline void site_walk(void *ctx, struct site_key *site, __u64 ret_ip)
 {
 	__u32 zero = 0;
@@ -81,8 +111,8 @@ static __always_inline void site_walk(void *ctx, struct site_key *site, __u64 re
 }
 
 /*
- * The site of a drain or local drain from source (0: none) and the comm in
- * site, into site and *site_nr: the site its source had first, else a stack
+ * The site of a drain or local drain from source (0: none) and the comm and
+ * cgroup in site, into site and *site_nr: the site its source had first, else a stack
  * walk. The slot stays 0 when only the key is known.
  */
 static __always_inline void site_name(void *ctx, struct site_key *site, __u32 *site_nr,
@@ -93,6 +123,7 @@ static __always_inline void site_name(void *ctx, struct site_key *site, __u32 *s
 
 	if (source && !every_stack) {
 		__builtin_memcpy(k.comm, site->comm, sizeof(k.comm));
+		k.cgroup_id = site->cgroup_id;
 		named = bpf_map_lookup_elem(&site_sources, &k);
 		if (named) {
 			*site = named->key;
@@ -112,6 +143,7 @@ static __always_inline void site_remember(__u64 source, const struct site_key *s
 	if (!source || every_stack || site->stack_id < 0 || !site_nr)
 		return;
 	__builtin_memcpy(k.comm, site->comm, sizeof(k.comm));
+	k.cgroup_id = site->cgroup_id;
 	bpf_map_update_elem(&site_sources, &k, &named, BPF_NOEXIST);
 }
 

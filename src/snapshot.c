@@ -224,6 +224,8 @@ static int cmp_key(const struct site_key *a, const struct site_key *b)
 {
 	if (a->stack_id != b->stack_id)
 		return a->stack_id < b->stack_id ? -1 : 1;
+	if (a->cgroup_id != b->cgroup_id)
+		return a->cgroup_id < b->cgroup_id ? -1 : 1;
 	return memcmp(a->comm, b->comm, sizeof(a->comm));
 }
 

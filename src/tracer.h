@@ -43,6 +43,7 @@ struct tracer_opts {
 	__u64 filter_cgroup_id;	     /* 0: every cgroup */
 	const __u64 *filter_victims; /* NULL: every target CPU, else a bitmap of them */
 	__u32 max_sites;	     /* 0: the BPF object's default */
+	__u32 site_key_parts;	     /* --by: SITE_KEY_* bits; 0: the BPF object's default */
 	__u32 max_stacks;
 	enum drain_mode mode;
 	int drain_all_btf_id;	 /* the required drain hook's BTF id (hooks.c), -errno if none */

@@ -89,6 +89,8 @@ int tracer_configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 	skel->rodata->filter_cgroup_id = opts->filter_cgroup_id;
 	skel->rodata->slow_threshold_ns = opts->slow_threshold_ns;
 	skel->rodata->every_stack = opts->every_stack;
+	if (opts->site_key_parts)
+		skel->rodata->site_key_parts = opts->site_key_parts;
 	skel->rodata->count_ipis = opts->count_ipis;
 	if (opts->filter_victims) {
 		skel->rodata->filter_victims = true;
