@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cgroup v2 ids named by their paths. On 64-bit kernels a cgroup's id is its
+ * directory's inode number (kernfs), so an id is found by walking the tree and
+ * reading inodes: no open_by_handle_at(), which needs CAP_DAC_READ_SEARCH, and
+ * cgroupfs directories are readable by all. The tree holds names chosen by
+ * users (delegated subtrees): the walk goes from directory fd to directory fd
+ * (openat(), never a path from the root again), follows no symlink, opens
+ * nothing but directories, and is bounded in depth, cgroups and bytes. The
+ * names are kept raw; the emitters escape them.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "cgroups.h"
+
+/* An id and its path; path NULL: gone (a walk did not find it). id 0 marks a free slot. */
+struct cg_entry {
+	__u64 id;
+	char *path;
+};
+
+/* Open addressing over a power of two of slots, at most half of them used. */
+struct cg_table {
+	struct cg_entry *slots;
+	size_t mask, nr, bytes;
+};
+
+struct cgroups {
+	char *root;
+	struct cg_table known;
+	unsigned int walks;
+};
+
+/* One walk: the table it fills, and whether it saw the whole tree. */
+struct cg_walk {
+	struct cg_table *t;
+	size_t dirs;
+	bool cut; /* a bound stopped it somewhere: what it did not find may exist */
+};
+
+static size_t slot_of(const struct cg_table *t, __u64 id)
+{
+	size_t i = (size_t)(id * 0x9e3779b97f4a7c15ULL) & t->mask;
+
+	while (t->slots[i].id && t->slots[i].id != id)
+		i = (i + 1) & t->mask;
+	return i;
+}
+
+static struct cg_entry *table_find(const struct cg_table *t, __u64 id)
+{
+	struct cg_entry *e;
+
+	if (!t->slots || !id)
+		return NULL;
+	e = &t->slots[slot_of(t, id)];
+	return e->id ? e : NULL;
+}
+
+static int table_grow(struct cg_table *t)
+{
+	struct cg_table bigger = {.mask = t->slots ? 2 * t->mask + 1 : 255};
+	size_t i;
+
+	bigger.slots = calloc(bigger.mask + 1, sizeof(*bigger.slots));
+	if (!bigger.slots)
+		return -ENOMEM;
+	for (i = 0; t->slots && i <= t->mask; i++)
+		if (t->slots[i].id)
+			bigger.slots[slot_of(&bigger, t->slots[i].id)] = t->slots[i];
+	bigger.nr = t->nr;
+	bigger.bytes = t->bytes;
+	free(t->slots);
+	*t = bigger;
+	return 0;
+}
+
+/* id's entry with path (taken: freed with the table), unless id has one. 0 or -ENOMEM. */
+static int table_add(struct cg_table *t, __u64 id, char *path)
+{
+	size_t i;
+
+	if (!id || table_find(t, id)) {
+		free(path);
+		return 0;
+	}
+	if ((!t->slots || 2 * (t->nr + 1) > t->mask + 1) && table_grow(t)) {
+		free(path);
+		return -ENOMEM;
+	}
+	i = slot_of(t, id);
+	t->slots[i] = (struct cg_entry){id, path};
+	t->nr++;
+	t->bytes += path ? strlen(path) + 1 : 0;
+	return 0;
+}
+
+static const char *table_path(const struct cg_table *t, __u64 id)
+{
+	const struct cg_entry *e = table_find(t, id);
+
+	return e ? e->path : NULL;
+}
+
+static void table_free(struct cg_table *t)
+{
+	size_t i;
+
+	for (i = 0; t->slots && i <= t->mask; i++)
+		free(t->slots[i].path);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+struct cgroups *cgroups__new(const char *root)
+{
+	struct cgroups *cg = calloc(1, sizeof(*cg));
+
+	if (cg && !(cg->root = strdup(root))) {
+		free(cg);
+		cg = NULL;
+	}
+	return cg;
+}
+
+void cgroups__free(struct cgroups *cg)
+{
+	if (!cg)
+		return;
+	table_free(&cg->known);
+	free(cg->root);
+	free(cg);
+}
+
+const char *cgroups__path(const struct cgroups *cg, __u64 id)
+{
+	return cg ? table_path(&cg->known, id) : NULL;
+}
+
+unsigned int cgroups__walks(const struct cgroups *cg)
+{
+	return cg->walks;
+}
+
+/* parent + "/" + name, the root's children without a double slash; NULL: ENOMEM or too long. */
+static char *child_path(const char *parent, const char *name)
+{
+	size_t lp = strcmp(parent, "/") ? strlen(parent) : 0, ln = strlen(name);
+	char *p;
+
+	if (lp + 1 + ln >= 4096) /* PATH_MAX: no path of the tree is longer */
+		return NULL;
+	p = malloc(lp + ln + 2);
+	if (p) {
+		memcpy(p, parent, lp);
+		p[lp] = '/';
+		memcpy(p + lp + 1, name, ln + 1);
+	}
+	return p;
+}
+
+static void walk_dir(struct cg_walk *w, DIR *dir, const char *path, int depth);
+
+/* A subdirectory name of dir (at path): named, then walked while the bounds allow. */
+static void walk_child(struct cg_walk *w, DIR *dir, const char *path, const char *name, int depth)
+{
+	int dfd = dirfd(dir), fd;
+	struct stat st;
+	char *child;
+	DIR *sub;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
+		return;
+	if (w->dirs >= CGROUPS_WALK_MAX || w->t->bytes >= CGROUPS_PATHS_MAX) {
+		w->cut = true;
+		return;
+	}
+	if (table_find(w->t, (__u64)st.st_ino)) /* seen: a bind mount, or a loop */
+		return;
+	child = child_path(path, name);
+	if (!child || table_add(w->t, (__u64)st.st_ino, child)) {
+		w->cut = true;
+		return;
+	}
+	w->dirs++;
+	if (depth >= CGROUPS_WALK_DEPTH) {
+		w->cut = true;
+		return;
+	}
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	sub = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!sub) {
+		if (fd >= 0)
+			close(fd);
+		/* gone meanwhile, or out of fds: the rest may hold what was asked */
+		w->cut |= errno != ENOENT;
+		return;
+	}
+	walk_dir(w, sub, child, depth + 1); /* the table owns child, in place as it grows */
+	closedir(sub);
+}
+
+/* Every subdirectory of dir, whose path is path, depth levels under the root. */
+static void walk_dir(struct cg_walk *w, DIR *dir, const char *path, int depth)
+{
+	struct dirent *de;
+
+	if (!path)
+		return;
+	while ((de = readdir(dir))) {
+		/* cgroupfs gives d_type: its many files are passed over without a stat */
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		walk_child(w, dir, path, de->d_name, depth);
+	}
+}
+
+/* The root named "/" and its tree walked into t. 0, or -errno of the root's open. */
+static int walk(const char *root, struct cg_walk *w)
+{
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), err;
+	struct stat st;
+	char *slash;
+	DIR *dir;
+
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir || fstat(fd, &st)) {
+		err = -errno;
+		if (dir)
+			closedir(dir);
+		else
+			close(fd);
+		return err;
+	}
+	slash = strdup("/");
+	if (!slash || table_add(w->t, (__u64)st.st_ino, slash))
+		w->cut = true;
+	walk_dir(w, dir, table_path(w->t, (__u64)st.st_ino), 1);
+	closedir(dir);
+	return 0;
+}
+
+/* Whether one of ids is not in t. */
+static bool any_unknown(const struct cg_table *t, const __u64 *ids, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] && !table_find(t, ids[i]))
+			return true;
+	return false;
+}
+
+/* id's path, known before, into t. 0 or -ENOMEM. */
+static int keep_name(struct cg_table *t, __u64 id, const char *path)
+{
+	char *copy = strdup(path);
+
+	return copy ? table_add(t, id, copy) : -ENOMEM;
+}
+
+int cgroups__learn(struct cgroups *cg, const __u64 *ids, size_t n)
+{
+	struct cg_table fresh = {};
+	struct cg_walk w = {.t = &fresh};
+	struct cg_entry *e;
+	size_t i;
+	int err;
+
+	if (!any_unknown(&cg->known, ids, n))
+		return 0;
+	cg->walks++;
+	err = walk(cg->root, &w);
+	if (err) {
+		table_free(&fresh);
+		return err;
+	}
+	for (i = 0; i < n; i++) {
+		if (!ids[i] || table_find(&fresh, ids[i]))
+			continue;
+		/* a name known before is kept; an id the whole tree lacks is gone */
+		e = table_find(&cg->known, ids[i]);
+		if (e && e->path)
+			err = keep_name(&fresh, ids[i], e->path);
+		else if (e || !w.cut)
+			err = table_add(&fresh, ids[i], NULL);
+		if (err)
+			break;
+	}
+	table_free(&cg->known);
+	cg->known = fresh;
+	return 0;
+}
+
+/* A mountinfo field unescaped in place: the kernel writes space, tab, newline and \\ as \ooo. */
+static void unescape_octal(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+}
+
+/*
+ * A mountinfo line's mount point if its type is cgroup2: "36 25 0:31 / MOUNT
+ * OPTIONS [OPTIONAL...] - cgroup2 SOURCE SUPEROPTIONS". NULL otherwise.
+ */
+static char *cgroup2_mount_of(char *line)
+{
+	char *save = NULL, *field, *mount = NULL;
+	int i;
+
+	for (i = 0, field = strtok_r(line, " \n", &save); field;
+	     i++, field = strtok_r(NULL, " \n", &save)) {
+		if (i == 4)
+			mount = field;
+		if (i > 5 && !strcmp(field, "-")) {
+			field = strtok_r(NULL, " \n", &save);
+			return field && !strcmp(field, "cgroup2") ? mount : NULL;
+		}
+	}
+	return NULL;
+}
+
+int cgroups__find_mount(const char *mountinfo, char *path, size_t size)
+{
+	FILE *f = fopen(mountinfo, "re");
+	char *line = NULL, *mount;
+	size_t cap = 0;
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (err == -ENOENT && getline(&line, &cap, f) > 0) {
+		mount = cgroup2_mount_of(line);
+		if (!mount)
+			continue;
+		unescape_octal(mount);
+		err = strlen(mount) < size ? 0 : -ENAMETOOLONG;
+		if (!err)
+			strcpy(path, mount);
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+#define ELLIPSIS "\xe2\x80\xa6" /* U+2026, one column */
+
+/* Where text may be cut at or after i: not inside a \xNN escape. */
+static size_t cut_point(const char *text, size_t i)
+{
+	size_t k, len = strlen(text);
+
+	for (k = 1; k <= 3 && k <= i; k++)
+		if (text[i - k] == '\\')
+			return i - k + 4 < len ? i - k + 4 : len;
+	return i;
+}
+
+const char *cgroups__shorten(const char *text, int width, char *buf, size_t size, int *columns)
+{
+	size_t len = strlen(text), room = width > 2 ? (size_t)width : 2, from, i;
+
+	if (len <= room) {
+		snprintf(buf, size, "%s", text);
+		*columns = (int)len;
+		return buf;
+	}
+	/* the first '/' after which the rest fits beside "…" */
+	from = cut_point(text, len - (room - 1));
+	for (i = from; i < len && text[i] != '/'; i++)
+		;
+	if (i < len - 1)
+		from = i;
+	snprintf(buf, size, ELLIPSIS "%s", text + from);
+	*columns = 1 + (int)(len - from);
+	return buf;
+}
+
+/* Whether s[0..len) is lowercase hex digits, at least min of them. */
+static bool hex_run(const char *s, size_t len, size_t min)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return len >= min;
+}
+
+/* A container's own cgroup, by the runtimes' names: "cri-containerd-<hex>.scope", ... */
+static bool is_container(const char *name, size_t len)
+{
+	static const char *const runtimes[] = {"cri-containerd-", "docker-", "crio-", "libpod-"};
+	static const char scope[] = ".scope";
+	size_t i, lp, ls = sizeof(scope) - 1;
+
+	if (len == 64 && hex_run(name, len, 64))
+		return true;
+	if (len <= ls || memcmp(name + len - ls, scope, ls))
+		return false;
+	for (i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++) {
+		lp = strlen(runtimes[i]);
+		if (len > lp + ls && !memcmp(name, runtimes[i], lp) &&
+		    hex_run(name + lp, len - lp - ls, 12))
+			return true;
+	}
+	return false;
+}
+
+const char *cgroups__unit(const char *path, char *buf, size_t size)
+{
+	static const char service[] = ".service";
+	const size_t lsv = sizeof(service) - 1;
+	const char *c = path, *end, *last = path;
+	size_t len;
+
+	/* each component: from c to end */
+	for (; *c; c = *end ? end + 1 : end) {
+		while (*c == '/')
+			c++;
+		end = strchrnul(c, '/');
+		len = (size_t)(end - c);
+		if (len > lsv && !memcmp(end - lsv, service, lsv)) {
+			snprintf(buf, size, "%.*s", (int)(end - path), path);
+			return buf;
+		}
+		if (len)
+			last = c;
+	}
+	len = strlen(last);
+	if (last > path && is_container(last, len))
+		snprintf(buf, size, "%.*s", (int)(last - path > 1 ? last - path - 1 : 1), path);
+	else
+		snprintf(buf, size, "%s", path);
+	return buf;
+}

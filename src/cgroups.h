@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The cgroup v2 hierarchy as the reports name it: where it is mounted, the
+ * cgroup ids the BPF side takes (bpf_get_current_cgroup_id()) named by their
+ * paths under the mount, and those paths as the text report and the export
+ * show them (cut to a width, cut to a stable prefix).
+ */
+#ifndef CGROUPS_H
+#define CGROUPS_H
+
+#include <stddef.h>
+#include <linux/types.h>
+
+/*
+ * A walk of the tree goes this deep at most (each level holds an fd while
+ * its subtree is walked: CGROUPS_FDS_MAX), names this many cgroups at most and
+ * keeps this many bytes of paths at most; what is past that stays unnamed.
+ */
+#define CGROUPS_WALK_DEPTH 64
+#define CGROUPS_WALK_MAX   65536
+#define CGROUPS_PATHS_MAX  (16 << 20)
+#define CGROUPS_FDS_MAX	   CGROUPS_WALK_DEPTH
+
+struct cgroups;
+
+/*
+ * The first cgroup2 mount of a mountinfo file (/proc/self/mountinfo) into
+ * path: /sys/fs/cgroup on a system of cgroup v2 alone, /sys/fs/cgroup/unified
+ * on a hybrid one. 0, -ENOENT when there is none (cgroup v1 alone), -errno.
+ */
+int cgroups__find_mount(const char *mountinfo, char *path, size_t size);
+
+/* The ids of the tree at root (the mount point, or a test's tree). NULL: ENOMEM. */
+struct cgroups *cgroups__new(const char *root);
+void cgroups__free(struct cgroups *cg);
+
+/*
+ * Makes the n ids known: if any is not yet, one walk of the tree names every
+ * cgroup it passes; an id the walk does not find is gone (ids are never
+ * reused) and stays unnamed. Names known before are kept for the ids asked
+ * (a cgroup removed keeps its name); the others are forgotten, so memory is
+ * bounded by the tree and n. 0, or -errno of the root's open (nothing named).
+ */
+int cgroups__learn(struct cgroups *cg, const __u64 *ids, size_t n);
+
+/* The path of id under the root, "/" for the root itself; NULL when not known. */
+const char *cgroups__path(const struct cgroups *cg, __u64 id);
+
+/* Walks of the tree so far (tests: one per learn with an id unknown). */
+unsigned int cgroups__walks(const struct cgroups *cg);
+
+/*
+ * text (an escaped path: ASCII) cut to width columns: the last components
+ * that fit, after "…/" (U+2026, one column); the last component's end when
+ * even that does not fit. Returns buf; *columns its width.
+ */
+const char *cgroups__shorten(const char *text, int width, char *buf, size_t size, int *columns);
+
+/*
+ * The stable prefix of a path, what the export labels it by by default: the
+ * path up to its first component that ends in ".service" (a systemd unit's
+ * subtree is its unit); else without a last component that is a container's
+ * (cri-containerd-, docker-, crio- or libpod-<hex>.scope, or a bare 64-hex
+ * id), so that a pod is named by its pod slice and a restarted container
+ * keeps its series. Returns buf.
+ */
+const char *cgroups__unit(const char *path, char *buf, size_t size);
+
+#endif /* CGROUPS_H */
