@@ -7,6 +7,7 @@
  * getopt's messages echo an unknown option raw. argp still writes --help and
  * --usage, from the same table.
  */
+#define _GNU_SOURCE /* strchrnul() */
 #include <argp.h>
 #include <ctype.h>
 #include <errno.h>
@@ -45,7 +46,9 @@ static const char doc[] =
 enum {
 	OPT_PROM = 1000,
 	OPT_PROM_SITES,
+	OPT_PROM_CGROUP,
 	OPT_CGROUP,
+	OPT_BY,
 	OPT_MAX_SITES,
 	OPT_MAX_STACKS,
 	OPT_STUCK,
@@ -69,6 +72,10 @@ static const struct argp_option options[] = {
     {"comm", 'c', "COMM", 0, "Only drains and fadvise calls of tasks named COMM", 0},
     {"cgroup", OPT_CGROUP, "PATH", 0,
      "Only drains and fadvise calls of tasks in the cgroup v2 at PATH", 0},
+    {"by", OPT_BY, "KEYS", 0,
+     "What tells a site's rows apart beside its stack: comm, cgroup, or both (the default: "
+     "comm,cgroup)",
+     0},
     {"cpus", 'C', "CPULIST", 0,
      "Count works to these (victim) CPUs and the drains that queue one, e.g. 2-3,6: the isolated "
      "ones",
@@ -93,8 +100,12 @@ static const struct argp_option options[] = {
     {"prom-sites", OPT_PROM_SITES, "N", 0,
      "Sites kept by name in --prom (the top N by total wait; default 20), the rest as \"other\"",
      0},
+    {"prom-cgroup", OPT_PROM_CGROUP, "HOW", 0,
+     "The cgroup label in --prom: unit (the default: the systemd unit or the pod, stable across "
+     "restarts) or path (the whole cgroup path)",
+     0},
     {"max-sites", OPT_MAX_SITES, "N", 0,
-     "Sites (kernel stack and comm) aggregated in the kernel (default 1024); more are counted "
+     "Sites (kernel stack, comm and cgroup) aggregated in the kernel (default 1024); more are counted "
      "as site_map_full",
      0},
     {"max-stacks", OPT_MAX_STACKS, "N", 0,
@@ -267,6 +278,7 @@ struct getopt_tables {
 struct parse {
 	struct options *opts;
 	bool prom_sites_set;
+	bool prom_cgroup_set;
 	char *err;
 	size_t size;
 };
@@ -370,6 +382,37 @@ static int parse_comm(struct parse *p, const char *arg)
 	return 0;
 }
 
+/* --by: a comma list of comm and cgroup, each at most once. */
+static int parse_by(struct parse *p, const char *arg)
+{
+	const char *c = arg, *end;
+	__u32 parts = 0, part;
+	size_t len;
+
+	for (; c; c = *end ? end + 1 : NULL) {
+		end = strchrnul(c, ',');
+		len = (size_t)(end - c);
+		part = len == 4 && !strncmp(c, "comm", 4)     ? SITE_KEY_COMM
+		       : len == 6 && !strncmp(c, "cgroup", 6) ? SITE_KEY_CGROUP
+							      : 0;
+		if (!part || (parts & part))
+			return bad_value(p, "--by", arg, "comm, cgroup or comm,cgroup");
+		parts |= part;
+	}
+	p->opts->by = parts;
+	p->opts->by_set = true;
+	return 0;
+}
+
+static int parse_prom_cgroup(struct parse *p, const char *arg)
+{
+	if (strcmp(arg, "unit") && strcmp(arg, "path"))
+		return bad_value(p, "--prom-cgroup", arg, "unit or path");
+	p->opts->prom_cgroup_path = !strcmp(arg, "path");
+	p->prom_cgroup_set = true;
+	return 0;
+}
+
 static int parse_cpus(struct parse *p, const char *arg)
 {
 	if (cli__parse_cpulist(arg, p->opts->victims))
@@ -435,6 +478,10 @@ static int parse_option(struct parse *p, int key, const char *arg)
 	case OPT_CGROUP:
 		o->cgroup = arg;
 		return 0;
+	case OPT_BY:
+		return parse_by(p, arg);
+	case OPT_PROM_CGROUP:
+		return parse_prom_cgroup(p, arg);
 	case 'C':
 		return parse_cpus(p, arg);
 	case 'm':
@@ -533,6 +580,10 @@ static int check_together(struct parse *p)
 		return parse_error(p, "--prom and -j are two different outputs: choose one");
 	if (p->prom_sites_set && !p->opts->prom_path)
 		return parse_error(p, "--prom-sites is for the --prom export: add --prom FILE");
+	if (p->prom_cgroup_set && !p->opts->prom_path)
+		return parse_error(p, "--prom-cgroup is for the --prom export: add --prom FILE");
+	if (p->prom_cgroup_set && !(p->opts->by & SITE_KEY_CGROUP))
+		return parse_error(p, "--prom-cgroup names the cgroup label: add cgroup to --by");
 	return 0;
 }
 
@@ -540,6 +591,7 @@ static void set_defaults(struct options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
 	opts->prom_sites = 20;
+	opts->by = SITE_KEY_COMM | SITE_KEY_CGROUP;
 	opts->stuck_ns = STUCK_DEFAULT_NS;
 }
 

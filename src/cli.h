@@ -42,6 +42,8 @@ struct options {
 	bool stacks;	      /* -s */
 	const char *comm;     /* -c: only tasks of this name */
 	const char *cgroup;   /* --cgroup: only tasks in this cgroup (v2 path) */
+	__u32 by;	      /* --by: SITE_KEY_* bits, what keys a site beside its stack */
+	bool by_set;	      /* --by given: cgroup asked for, not defaulted */
 	bool victims_set;     /* -C given */
 	__u64 victims[DRAINSTAT_MAX_CPUS / 64]; /* -C: only works to these CPUs */
 	bool json;				/* -j: one JSON object per report */
@@ -51,6 +53,7 @@ struct options {
 	__u32 max_sites;			/* --max-sites: 0 = the BPF object's default */
 	__u32 max_stacks;			/* --max-stacks: 0 = the BPF object's default */
 	__u32 prom_sites; /* --prom-sites: sites kept by name, the rest "other" */
+	bool prom_cgroup_path; /* --prom-cgroup=path: the whole path, not the stable prefix */
 	bool histograms;  /* -H */
 	bool all_cpus;	  /* --all-cpus */
 	bool ipis;	  /* --ipis (--no-ipis: the default) */

@@ -207,6 +207,34 @@ static void test_args_defaults(void)
 	CHECK(!o.comm && !o.cgroup && !o.prom_path && !o.victims_set);
 	CHECK(o.prom_sites == 20 && o.stuck_ns == 1000000000ULL && o.slow_ns == 0);
 	CHECK(o.max_sites == 0 && o.max_stacks == 0 && !o.ipis && !o.all_cpus);
+	CHECK(o.by == (SITE_KEY_COMM | SITE_KEY_CGROUP) && !o.by_set && !o.prom_cgroup_path);
+}
+
+/* --by and --prom-cgroup */
+static void test_args_by(void)
+{
+	char err[CLI_ERROR_LEN];
+	struct options o;
+
+	CHECK(PARSE(&o, err, "--by=comm") == CLI_RUN && o.by == SITE_KEY_COMM && o.by_set);
+	CHECK(PARSE(&o, err, "--by", "cgroup") == CLI_RUN && o.by == SITE_KEY_CGROUP);
+	CHECK(PARSE(&o, err, "--by=cgroup,comm") == CLI_RUN &&
+	      o.by == (SITE_KEY_COMM | SITE_KEY_CGROUP));
+	CHECK(PARSE(&o, err, "--prom", "x", "--prom-cgroup=path") == CLI_RUN && o.prom_cgroup_path);
+	CHECK(PARSE(&o, err, "--prom", "x", "--prom-cgroup=unit") == CLI_RUN &&
+	      !o.prom_cgroup_path);
+	CHECK_USAGE("invalid --by '': expected comm, cgroup or comm,cgroup", "--by=");
+	CHECK_USAGE("invalid --by 'comm,': expected comm, cgroup or comm,cgroup", "--by=comm,");
+	CHECK_USAGE("invalid --by 'comm,comm': expected comm, cgroup or comm,cgroup",
+		    "--by=comm,comm");
+	CHECK_USAGE("invalid --by 'pid': expected comm, cgroup or comm,cgroup", "--by=pid");
+	CHECK_USAGE("invalid --by 'cgroup\\x1b': expected comm, cgroup or comm,cgroup",
+		    "--by=cgroup\x1b");
+	CHECK_USAGE("invalid --prom-cgroup 'pod': expected unit or path", "--prom", "x",
+		    "--prom-cgroup=pod");
+	CHECK_USAGE("--prom-cgroup is for the --prom export: add --prom FILE", "--prom-cgroup=path");
+	CHECK_USAGE("--prom-cgroup names the cgroup label: add cgroup to --by", "--by=comm",
+		    "--prom", "x", "--prom-cgroup=path");
 }
 
 static void test_args_values(void)
@@ -286,7 +314,7 @@ static void test_args_escaped(void)
 	CHECK_USAGE("unknown option '-Z'", "-sZH");
 	CHECK_USAGE("unknown option '--=\\x0a'", "--=\n");
 	CHECK_USAGE("option --json takes no argument", "--json=\x1b");
-	CHECK_USAGE("ambiguous option '--pro': --prom, --prom-sites", "--pro=\x1b");
+	CHECK_USAGE("ambiguous option '--pro': --prom, --prom-sites, --prom-cgroup", "--pro=\x1b");
 	CHECK_USAGE("ambiguous option '--h': --histograms, --help", "--h");
 	CHECK_USAGE("invalid -d '1\\x1b[31m\\x0ax': expected seconds, more than 0 and at most "
 		    "31622400 (366 days)",
@@ -407,6 +435,7 @@ int main(void)
 	RUN(test_args_missing);
 	RUN(test_args_ranges);
 	RUN(test_args_together);
+	RUN(test_args_by);
 	RUN(test_args_again);
 	RUN(test_units);
 	return failed ? 1 : 0;
