@@ -22,14 +22,14 @@
  * The most fds setup and the run open at once beside the tracer's, those open
  * at start included: -p's pidfd; kallsyms (its scan, then its load) or a CPU
  * list read at a report; -T's ring buffer and the mapped files it names user
- * frames from; --prom's export (export.h).
+ * frames from; --prom's export (export.h); the cgroup tree's walk (cgroups.h).
  */
 unsigned int budget__fds_beside(const struct session *s)
 {
 	const struct options *o = s->opts;
 
 	return s->fds_at_start + (o->pid != 0) + 1 + (o->slow_ns ? 1 + UMAPS_FDS_MAX : 0) +
-	       (o->prom_path ? EXPORT_FDS_MAX : 0);
+	       (o->prom_path ? EXPORT_FDS_MAX : 0) + (s->cgroups ? CGROUPS_FDS_MAX : 0);
 }
 
 /* What the run needs, found when first asked: a message may ask before setup has. */

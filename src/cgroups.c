@@ -302,7 +302,7 @@ int cgroups__learn(struct cgroups *cg, const __u64 *ids, size_t n)
 	}
 	table_free(&cg->known);
 	cg->known = fresh;
-	return 0;
+	return err;
 }
 
 /* A mountinfo field unescaped in place: the kernel writes space, tab, newline and \\ as \ooo. */

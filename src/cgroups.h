@@ -39,7 +39,8 @@ void cgroups__free(struct cgroups *cg);
  * cgroup it passes; an id the walk does not find is gone (ids are never
  * reused) and stays unnamed. Names known before are kept for the ids asked
  * (a cgroup removed keeps its name); the others are forgotten, so memory is
- * bounded by the tree and n. 0, or -errno of the root's open (nothing named).
+ * bounded by the tree and n. 0, -ENOMEM (some left unnamed), or -errno of the
+ * root's open (nothing named).
  */
 int cgroups__learn(struct cgroups *cg, const __u64 *ids, size_t n);
 

@@ -132,6 +132,8 @@ void describe__run(struct session *s)
 	    .has_ipi = f->ipi,
 	    .has_local = f->local,
 	    .cumulative = !s->opts->interval_ns,
+	    .by_cgroup = (s->key_parts & SITE_KEY_CGROUP) != 0,
+	    .comm_merged = !(s->key_parts & SITE_KEY_COMM),
 	    .stuck_ns = s->opts->stuck_ns,
 	    .filter_pid = (__u32)s->opts->pid,
 	    .filter_comm = s->opts->comm,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The report model from two snapshots: the site rows (symbolized, by site and
- * comm, largest wait first), the victim CPUs, fadvise and the counters. The
+ * The report model from two snapshots: the site rows (symbolized, by site,
+ * comm and cgroup, largest wait first; their cgroups named), the victim CPUs, fadvise and the counters. The
  * drains in flight are in model_inflight.c, a drain of the -T log in model_slow.c.
  */
 #include <errno.h>
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroups.h"
 #include "hist.h"
 #include "ksyms.h"
 #include "model_int.h"
@@ -149,13 +150,13 @@ static bool site_moved(const struct snap_site *cur, const struct snap_site *prev
 	return false;
 }
 
-/* Rows by site and comm: open addressing over a power of two of slots. */
+/* Rows by site, comm and cgroup: open addressing over a power of two of slots. */
 struct row_index {
 	int *slots; /* row + 1; 0 is free */
 	size_t mask;
 };
 
-static __u32 row_hash(const char *site, const char *comm)
+static __u32 row_hash(const char *site, const char *comm, __u64 cgroup_id)
 {
 	__u32 h = 2166136261u; /* FNV-1a */
 	size_t i;
@@ -164,6 +165,8 @@ static __u32 row_hash(const char *site, const char *comm)
 		h = (h ^ (unsigned char)*site) * 16777619u;
 	for (i = 0; i < DRAINSTAT_COMM_LEN && comm[i]; i++)
 		h = (h ^ (unsigned char)comm[i]) * 16777619u;
+	for (i = 0; i < 8; i++, cgroup_id >>= 8)
+		h = (h ^ (unsigned char)cgroup_id) * 16777619u;
 	return h;
 }
 
@@ -178,16 +181,17 @@ static int row_index__init(struct row_index *ix, int rows)
 	return ix->slots ? 0 : -ENOMEM;
 }
 
-/* The row of site and comm; *fresh when it was made just now (all zero). */
+/* The row of site, comm and cgroup; *fresh when it was made just now (all zero). */
 static struct model_site *row_for(struct model *m, struct row_index *ix, const char *site,
-				  const char *comm, bool *fresh)
+				  const char *comm, __u64 cgroup_id, bool *fresh)
 {
-	size_t i = row_hash(site, comm) & ix->mask;
+	size_t i = row_hash(site, comm, cgroup_id) & ix->mask;
 	struct model_site *row;
 
 	for (; ix->slots[i]; i = (i + 1) & ix->mask) {
 		row = &m->sites[ix->slots[i] - 1];
-		if (!strcmp(row->site, site) && !strncmp(row->comm, comm, DRAINSTAT_COMM_LEN)) {
+		if (!strcmp(row->site, site) && !strncmp(row->comm, comm, DRAINSTAT_COMM_LEN) &&
+		    row->cgroup_id == cgroup_id) {
 			*fresh = false;
 			return row;
 		}
@@ -199,11 +203,12 @@ static struct model_site *row_for(struct model *m, struct row_index *ix, const c
 	/* site is a symbolized's, of the same size: it fits (no snprintf per row) */
 	memcpy(row->site, site, strnlen(site, sizeof(row->site) - 1));
 	memcpy(row->comm, comm, sizeof(row->comm));
+	row->cgroup_id = cgroup_id;
 	return row;
 }
 
 /*
- * A site's stack symbolized: sites of one stack (its comms) come together in a
+ * A site's stack symbolized: sites of one stack (its comms, cgroups) come together in a
  * snapshot read, and share the one made for the first.
  */
 struct symbolized {
@@ -244,7 +249,7 @@ static int add_site(struct model *m, struct row_index *ix, const struct snap_sit
 		return err;
 	memcpy(comm, c->key.comm, sizeof(comm));
 	comm[sizeof(comm) - 1] = '\0';
-	row = row_for(m, ix, memo->site, comm, &fresh);
+	row = row_for(m, ix, memo->site, comm, c->key.cgroup_id, &fresh);
 	for (i = 0; i < SITE_COUNTS; i++)
 		row->count[i] += delta(c->count[i], p ? &p->count[i] : NULL);
 	for (i = 0; i < SITE_HISTS; i++)
@@ -280,7 +285,11 @@ static int cmp_rank(const void *a, const void *b)
 	if (x->drains != y->drains)
 		return x->drains > y->drains ? -1 : 1;
 	c = strcmp(x->row->site, y->row->site);
-	return c ? c : strcmp(x->row->comm, y->row->comm);
+	if (!c)
+		c = strcmp(x->row->comm, y->row->comm);
+	if (!c && x->row->cgroup_id != y->row->cgroup_id)
+		c = x->row->cgroup_id < y->row->cgroup_id ? -1 : 1;
+	return c;
 }
 
 /*
@@ -434,4 +443,45 @@ void model__free(struct model *m)
 	free(m->in_flight);
 	arena__free(&m->arena);
 	memset(m, 0, sizeof(*m));
+}
+
+/* A copy of s in a; NULL: ENOMEM. */
+static const char *arena_strdup(struct arena *a, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *p = arena__alloc_uninit(a, len);
+
+	return p ? memcpy(p, s, len) : NULL;
+}
+
+int model__name_cgroups(struct model *m, struct cgroups *cg)
+{
+	char gone[32];
+	__u64 *ids;
+	const char *path;
+	int i;
+
+	if (!m->info.by_cgroup || !m->nr_sites)
+		return 0;
+	ids = malloc((size_t)m->nr_sites * sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	for (i = 0; i < m->nr_sites; i++)
+		ids[i] = m->sites[i].cgroup_id;
+	/* a tree that cannot be read leaves every id unnamed: shown by number */
+	if (cg)
+		cgroups__learn(cg, ids, (size_t)m->nr_sites);
+	free(ids);
+	for (i = 0; i < m->nr_sites; i++) {
+		path = cgroups__path(cg, m->sites[i].cgroup_id);
+		if (!path) {
+			snprintf(gone, sizeof(gone), "cgroup:%llu",
+				 (unsigned long long)m->sites[i].cgroup_id);
+			path = gone;
+		}
+		m->sites[i].cgroup = arena_strdup(&m->arena, path);
+		if (!m->sites[i].cgroup)
+			return -ENOMEM;
+	}
+	return 0;
 }

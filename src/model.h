@@ -25,10 +25,17 @@ struct model_stack {
 	const char (*frames)[MODEL_NAME_LEN]; /* "generic_fadvise+0x1f0", in the model's arena */
 };
 
-/* One row of the site table: a site and the comm of its callers. */
+/* One row of the site table: a site, and the comm and cgroup of its callers (as --by keys them). */
 struct model_site {
 	char site[MODEL_NAME_LEN];
-	char comm[DRAINSTAT_COMM_LEN];
+	char comm[DRAINSTAT_COMM_LEN]; /* "" where comm is not keyed */
+	__u64 cgroup_id;	       /* 0 where cgroup is not keyed */
+	/*
+	 * the cgroup's path under the cgroup2 mount ("/" the root), or
+	 * "cgroup:ID" when gone by report time, in the model's arena: set by
+	 * model__name_cgroups(); NULL where cgroup is not keyed
+	 */
+	const char *cgroup;
 	__u64 count[SITE_COUNTS];	     /* by enum site_count (src/metric.h) */
 	struct sparse_hist hist[SITE_HISTS]; /* by enum site_hist */
 	struct model_stack *stacks;
@@ -118,6 +125,9 @@ struct model_info {
 	bool has_ipi;
 	bool has_local;
 	bool cumulative; /* since start rather than since the previous report */
+	/* --by: the cgroup tells rows apart (their cgroup shown); the comm does not (not shown) */
+	bool by_cgroup;
+	bool comm_merged;
 	__u64 stuck_ns;	 /* --stuck: a drain in flight this long is stuck */
 	/* the filters, each NULL (0 for the pid) where not set */
 	__u32 filter_pid;	      /* -p */
@@ -192,5 +202,13 @@ void model__sum_in_flight(struct model *m);
 int model__build(const struct snapshot *cur, const struct snapshot *prev, __u64 start_ns,
 		 const struct ksyms *ks, const struct model_info *info, struct model *out);
 void model__free(struct model *m);
+
+struct cgroups;
+
+/*
+ * With info.by_cgroup, every row's cgroup named by cg (NULL: none known, all
+ * by id), after one walk of the tree at most. 0 or -ENOMEM.
+ */
+int model__name_cgroups(struct model *m, struct cgroups *cg);
 
 #endif /* MODEL_H */

@@ -148,6 +148,11 @@ static int report(struct session *s, const struct snapshot *cur, const struct sn
 
 	/* the export is cumulative (counters), the other outputs per interval */
 	err = model__build(cur, s->opts->prom_path ? NULL : prev, start_ns, s->ksyms, &s->info, &m);
+	if (!err) {
+		err = model__name_cgroups(&m, s->cgroups);
+		if (err)
+			model__free(&m);
+	}
 	if (err)
 		return say_error(EXIT_RUNTIME, "cannot build the report: %s", strerror(-err));
 	if (s->export) {
@@ -342,6 +347,7 @@ static void teardown(struct session *s)
 			 : "one per caller and comm where the caller is known without one");
 	tracer__free(s->tracer);
 	ksyms__free(s->ksyms);
+	cgroups__free(s->cgroups);
 	slowlog__free(s->slowlog);
 	prom_memory__free(s->prom_memory);
 	export__free(s->export);

@@ -22,7 +22,7 @@ static void prepare(struct session *s)
 	s->fds_at_start = probe__fds_in_use();
 }
 
-/* The -p process (65), -C's CPUs (64), the --cgroup directory (66). */
+/* The -p process (65), -C's CPUs (64), the --cgroup directory (66), --by's key (1). */
 static int check_target(struct session *s)
 {
 	int code = target__open_process(s);
@@ -31,6 +31,8 @@ static int check_target(struct session *s)
 		code = target__check_victims(s->opts);
 	if (code == EXIT_OK)
 		code = target__resolve_cgroup(s);
+	if (code == EXIT_OK)
+		code = target__key_sites(s);
 	return code;
 }
 

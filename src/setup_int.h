@@ -24,6 +24,11 @@ int target__open_process(struct session *s);
 int target__check_victims(const struct options *o);
 /* --cgroup's id, into s->cgroup_id. */
 int target__resolve_cgroup(struct session *s);
+/*
+ * --by's key: with cgroup, the cgroup v2 mount found and its ids' resolver
+ * made; without a cgroup v2 hierarchy the key falls back to comm, said.
+ */
+int target__key_sites(struct session *s);
 
 /* kernel.c: what the running kernel must give */
 

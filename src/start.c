@@ -32,6 +32,7 @@ void start__tracer_options(struct session *s, struct tracer_opts *topts)
 	    .filter_cgroup_id = s->cgroup_id,
 	    .filter_victims = s->opts->victims_set ? s->opts->victims : NULL,
 	    .max_sites = s->opts->max_sites,
+	    .site_key_parts = s->key_parts,
 	    .max_stacks = s->opts->max_stacks,
 	    .mode = s->opts->mode,
 	    .drain_all_btf_id = s->btf.drain_all_id,

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What the options aim at, checked against this machine: the -p process (its
- * pidfd held), -C's CPUs and the --cgroup directory (its id found).
+ * pidfd held), -C's CPUs, the --cgroup directory (its id found) and --by's
+ * key (the cgroup v2 hierarchy its cgroup ids are named in).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,4 +163,46 @@ int target__resolve_cgroup(struct session *s)
 				 strerror(-err));
 	free(shown);
 	return code;
+}
+
+#define MOUNTINFO "/proc/self/mountinfo"
+
+/*
+ * No cgroup v2 hierarchy (cgroup v1 alone): the comm keys the sites. Said on
+ * stderr when --by asked for the cgroup, under -v when it is the default.
+ */
+static void key_by_comm(struct session *s, const char *why)
+{
+	s->key_parts = SITE_KEY_COMM;
+	if (s->opts->by_set)
+		fprintf(stderr, "drainstat: %s: sites are keyed by comm alone\n", why);
+	else
+		note(s, "%s: sites are keyed by comm alone", why);
+}
+
+int target__key_sites(struct session *s)
+{
+	char root[PATH_MAX], why[PATH_MAX + 64];
+	int err;
+
+	s->key_parts = s->opts->by;
+	if (!(s->key_parts & SITE_KEY_CGROUP))
+		return EXIT_OK;
+	err = cgroups__find_mount(MOUNTINFO, root, sizeof(root));
+	if (probe__short_of_resources(err))
+		return budget__resource_error(s, err);
+	if (err) {
+		if (err == -ENOENT)
+			snprintf(why, sizeof(why), "no cgroup v2 hierarchy mounted");
+		else
+			snprintf(why, sizeof(why), "cannot read %s: %s", MOUNTINFO, strerror(-err));
+		key_by_comm(s, why);
+		return EXIT_OK;
+	}
+	s->cgroups = cgroups__new(root);
+	if (!s->cgroups)
+		return budget__resource_error(s, -ENOMEM);
+	note(s, "cgroup v2 hierarchy at %s: sites are keyed by %s", root,
+	     s->key_parts & SITE_KEY_COMM ? "comm and cgroup" : "cgroup");
+	return EXIT_OK;
 }
