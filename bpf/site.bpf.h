@@ -80,7 +80,8 @@ static __always_inline struct site_stats *site_stats_new(const struct site_key *
  * The numbers of a site, made if new; NULL when there is no room (counted).
  * With site_nr, the site's is kept there for site_stats_of() (0 if none).
  */
-static __always_inline struct site_stats *site_stats_get(const struct site_key *site, __u32 *site_nr)
+static __always_inline struct site_stats *site_stats_get(const struct site_key *site,
+							 __u32 *site_nr)
 {
 	struct site_stats *s;
 	struct site_key key;

@@ -379,15 +379,50 @@ static size_t cut_point(const char *text, size_t i)
 	return i;
 }
 
+/* text[from..from + n), not cut inside a \xNN escape: at most n bytes; returns how many. */
+static size_t whole_escapes(const char *text, size_t from, size_t n)
+{
+	size_t i, end = from + n;
+
+	for (i = from; i < end;)
+		if (text[i] == '\\' && i + 4 > end)
+			return i - from;
+		else
+			i += text[i] == '\\' ? 4 : 1;
+	return n;
+}
+
+/*
+ * The last component alone is wider than room: its head and its tail about
+ * "…" ("cri-containerd-01234…def.scope": the runtime, the id's start, the
+ * kind), after "…/".
+ */
+static const char *cut_component(const char *text, size_t last, int room, char *buf, size_t size,
+				 int *columns)
+{
+	size_t len = strlen(text), tail_want = (size_t)(room - 3) / 3, head, tail;
+
+	head = whole_escapes(text, last, (size_t)room - 3 - tail_want);
+	tail = len - cut_point(text, len - tail_want);
+	snprintf(buf, size, ELLIPSIS "/%.*s" ELLIPSIS "%s", (int)head, text + last,
+		 text + len - tail);
+	*columns = 3 + (int)(head + tail);
+	return buf;
+}
+
 const char *cgroups__shorten(const char *text, int width, char *buf, size_t size, int *columns)
 {
-	size_t len = strlen(text), room = width > 2 ? (size_t)width : 2, from, i;
+	size_t len = strlen(text), room = width > 8 ? (size_t)width : 8, from, i;
+	const char *last = strrchr(text, '/');
 
 	if (len <= room) {
 		snprintf(buf, size, "%s", text);
 		*columns = (int)len;
 		return buf;
 	}
+	if (last && (size_t)(text + len - last) + 1 > room) /* "…" and "/last" do not fit */
+		return cut_component(text, (size_t)(last + 1 - text), (int)room, buf, size,
+				     columns);
 	/* the first '/' after which the rest fits beside "…" */
 	from = cut_point(text, len - (room - 1));
 	for (i = from; i < len && text[i] != '/'; i++)
@@ -430,7 +465,7 @@ static bool is_container(const char *name, size_t len)
 	return false;
 }
 
-const char *cgroups__unit(const char *path, char *buf, size_t size)
+size_t cgroups__unit(const char *path)
 {
 	static const char service[] = ".service";
 	const size_t lsv = sizeof(service) - 1;
@@ -443,17 +478,13 @@ const char *cgroups__unit(const char *path, char *buf, size_t size)
 			c++;
 		end = strchrnul(c, '/');
 		len = (size_t)(end - c);
-		if (len > lsv && !memcmp(end - lsv, service, lsv)) {
-			snprintf(buf, size, "%.*s", (int)(end - path), path);
-			return buf;
-		}
+		if (len > lsv && !memcmp(end - lsv, service, lsv))
+			return (size_t)(end - path);
 		if (len)
 			last = c;
 	}
-	len = strlen(last);
-	if (last > path && is_container(last, len))
-		snprintf(buf, size, "%.*s", (int)(last - path > 1 ? last - path - 1 : 1), path);
-	else
-		snprintf(buf, size, "%s", path);
-	return buf;
+	if (last > path && is_container(last, strlen(last)))
+		return last - path > 1 ? (size_t)(last - path - 1)
+				       : 1; /* "/docker-<id>.scope": "/" */
+	return strlen(path);
 }

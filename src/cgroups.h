@@ -63,8 +63,8 @@ const char *cgroups__shorten(const char *text, int width, char *buf, size_t size
  * subtree is its unit); else without a last component that is a container's
  * (cri-containerd-, docker-, crio- or libpod-<hex>.scope, or a bare 64-hex
  * id), so that a pod is named by its pod slice and a restarted container
- * keeps its series. Returns buf.
+ * keeps its series. Returns its length: the prefix is path's first bytes.
  */
-const char *cgroups__unit(const char *path, char *buf, size_t size);
+size_t cgroups__unit(const char *path);
 
 #endif /* CGROUPS_H */

@@ -105,7 +105,8 @@ static const struct argp_option options[] = {
      "restarts) or path (the whole cgroup path)",
      0},
     {"max-sites", OPT_MAX_SITES, "N", 0,
-     "Sites (kernel stack, comm and cgroup) aggregated in the kernel (default 1024); more are counted "
+     "Sites (kernel stack, comm and cgroup) aggregated in the kernel (default 1024); more are "
+     "counted "
      "as site_map_full",
      0},
     {"max-stacks", OPT_MAX_STACKS, "N", 0,

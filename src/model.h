@@ -128,7 +128,7 @@ struct model_info {
 	/* --by: the cgroup tells rows apart (their cgroup shown); the comm does not (not shown) */
 	bool by_cgroup;
 	bool comm_merged;
-	__u64 stuck_ns;	 /* --stuck: a drain in flight this long is stuck */
+	__u64 stuck_ns; /* --stuck: a drain in flight this long is stuck */
 	/* the filters, each NULL (0 for the pid) where not set */
 	__u32 filter_pid;	      /* -p */
 	const char *filter_comm;      /* -c */

@@ -63,8 +63,11 @@ int output__report(const struct options *o, const struct model *m)
 int output__export(struct export *e, const struct options *o, const struct model *m,
 		   struct prom_memory *memory)
 {
-	struct prom_job job = {
-	    m, {.max_sites = (int)o->prom_sites, .version = DRAINSTAT_VERSION, .memory = memory}};
+	struct prom_job job = {m,
+			       {.max_sites = (int)o->prom_sites,
+				.cgroup_path = o->prom_cgroup_path,
+				.version = DRAINSTAT_VERSION,
+				.memory = memory}};
 
 	return export__write(e, emit_prom, &job);
 }

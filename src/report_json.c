@@ -174,7 +174,10 @@ static void put_site(struct json *j, const struct model_site *s, const struct mo
 {
 	json_open(j, NULL, '{');
 	json_str(j, "site", s->site, MODEL_NAME_LEN);
-	json_str(j, "comm", s->comm, DRAINSTAT_COMM_LEN);
+	/* one schema whatever --by says: a part that does not key the rows is null (cgroup_id 0) */
+	json_str(j, "comm", info->comm_merged ? NULL : s->comm, DRAINSTAT_COMM_LEN);
+	json_cstr(j, "cgroup", info->by_cgroup ? s->cgroup : NULL);
+	json_u64(j, "cgroup_id", info->by_cgroup ? s->cgroup_id : 0);
 	put_metrics(j, info, s->count, metric__site_count, SITE_COUNTS, s->hist, metric__site_hist,
 		    SITE_HISTS);
 	put_stacks(j, s);

@@ -2,7 +2,8 @@
 /*
  * The report as Prometheus families, in the text format, in their order.
  *
- * Labels stay bounded: site (at most max_sites + "other", comms merged), cpu on
+ * Labels stay bounded: site and cgroup (at most max_sites pairs + "other",
+ * comms merged; cgroup by default the unit or pod, not the container), cpu on
  * the victim families, advice and reason from fixed lists. Loss counters are
  * drainstat_lost_events_total{reason} (sum() gives the report's "lost"); the
  * counters that mark a measurement as inexact are drainstat_inexact_events_total.
@@ -29,10 +30,10 @@ static void put_family(FILE *f, const char *name, const char *type, const char *
 	fprintf(f, "# HELP drainstat_%s %s\n# TYPE drainstat_%s %s\n", name, help, name, type);
 }
 
-/* Escapes what the format requires. */
-static void put_label_value(FILE *f, const char *s)
+/* len bytes of s, escaped as the format requires. */
+static void put_label_bytes(FILE *f, const char *s, size_t len)
 {
-	for (; *s; s++) {
+	for (; len--; s++) {
 		char c = label_char(*s);
 
 		if (c == '\\' || c == '"')
@@ -47,7 +48,8 @@ static void put_label_value(FILE *f, const char *s)
 static void put_label(FILE *f, const char *name, const char *value)
 {
 	fprintf(f, "%s=\"", name);
-	put_label_value(f, value ? value : "");
+	if (value)
+		put_label_bytes(f, value, strlen(value));
 	fputc('"', f);
 }
 
@@ -57,11 +59,20 @@ static void put_seconds(FILE *f, __u64 ns)
 		(unsigned long long)(ns % NS_PER_SEC));
 }
 
-/* The start of a site's series, drainstat_NAME{site="SITE": the caller ends the labels. */
-static void put_site_series(FILE *f, const char *name, const char *suffix, const char *site)
+/*
+ * The start of a site's series, drainstat_NAME{site="SITE" and with the
+ * cgroup key ,cgroup="CGROUP": the caller ends the labels.
+ */
+static void put_site_series(FILE *f, const char *name, const char *suffix,
+			    const struct prom_site *v)
 {
 	fprintf(f, "drainstat_%s%s{", name, suffix);
-	put_label(f, "site", site);
+	put_label(f, "site", v->name);
+	if (!v->cgroup)
+		return;
+	fputs(",cgroup=\"", f);
+	put_label_bytes(f, v->cgroup, v->cgroup_len);
+	fputc('"', f);
 }
 
 /* A count of each site: count k of its counts, or with hist, histogram k's count. */
@@ -76,7 +87,7 @@ static void put_site_counter(FILE *f, const struct prom_site *v, int n, const st
 
 		if (!value) /* a family carries the sites that have its events */
 			continue;
-		put_site_series(f, d->prom, "", v[i].name);
+		put_site_series(f, d->prom, "", &v[i]);
 		fprintf(f, "} %llu\n", (unsigned long long)value);
 	}
 }
@@ -95,23 +106,24 @@ static void put_site_by_kind(FILE *f, const struct prom_site *v, int n, const st
 	for (i = 0; i < n; i++) {
 		if (!v[i].count[k])
 			continue;
-		put_site_series(f, d->prom, "", v[i].name);
+		put_site_series(f, d->prom, "", &v[i]);
 		fprintf(f, ",kind=\"self\"} %llu\n",
 			(unsigned long long)v[i].count[SITE_SELF_WORKS]);
-		put_site_series(f, d->prom, "", v[i].name);
+		put_site_series(f, d->prom, "", &v[i]);
 		fprintf(f, ",kind=\"remote\"} %llu\n",
 			(unsigned long long)v[i].count[SITE_REMOTE_WORKS]);
 	}
 }
 
-static void put_bucket(FILE *f, const char *name, const char *site, const char *le, __u64 n)
+static void put_bucket(FILE *f, const char *name, const struct prom_site *site, const char *le,
+		       __u64 n)
 {
 	put_site_series(f, name, "_bucket", site);
 	fprintf(f, ",le=\"%s\"} %llu\n", le, (unsigned long long)n);
 }
 
-static void put_hist(FILE *f, const char *name, const char *site, const struct prom_series *h,
-		     struct prom_series *last)
+static void put_hist(FILE *f, const char *name, const struct prom_site *site,
+		     const struct prom_series *h, struct prom_series *last)
 {
 	struct prom_series s = *h;
 	__u32 shift;
@@ -145,7 +157,7 @@ static void put_site_hist(FILE *f, const struct prom_site *v, int n, const struc
 
 		/* the sites with a sample, now or in an export before (+Inf: the count) */
 		if (v[i].hist[k].le[NR_LE - 1] || (last && last->le[NR_LE - 1]))
-			put_hist(f, d->prom, v[i].name, &v[i].hist[k], last);
+			put_hist(f, d->prom, &v[i], &v[i].hist[k], last);
 	}
 }
 

@@ -7,12 +7,14 @@
 #ifndef REPORT_PROM_H
 #define REPORT_PROM_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "model.h"
 
 /*
  * What the exports before said, so that no series of the next one goes down:
- * which site labels were kept and which went to "other", and the last value
+ * which site labels (with their cgroup labels) were kept and which went to
+ * "other", and the last value
  * of each histogram series (see report_prom_sites.c). An export run holds one.
  */
 struct prom_memory;
@@ -22,6 +24,11 @@ void prom_memory__free(struct prom_memory *pm);
 
 struct prom_opts {
 	int max_sites; /* top sites by total wait; the rest summed as site="other"; <= 0: all */
+	/*
+	 * with the cgroup key, the cgroup label: false, the path's stable prefix
+	 * (cgroups__unit(): the unit, the pod); true, the whole path
+	 */
+	bool cgroup_path;
 	const char *version;	    /* drainstat_info{version} */
 	struct prom_memory *memory; /* NULL: each export stands alone */
 };

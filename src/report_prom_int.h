@@ -26,16 +26,22 @@ struct prom_series {
 	__u64 count;
 };
 
-/* A site label an export has shown: by name, or within "other" (kept false). */
+/* A site label an export has shown: by name and cgroup, or within "other" (kept false). */
 struct prom_seen {
 	char name[MODEL_NAME_LEN];
+	char *cgroup; /* its cgroup label, NULL without one */
 	bool kept;
 	struct prom_series last[SITE_HISTS];
 };
 
-/* One site label: the model's rows of that site summed over their comms. */
+/*
+ * One site series' labels: the model's rows of that site summed over their
+ * comms, and with the cgroup key over the cgroups that share a cgroup label.
+ */
 struct prom_site {
 	const char *name;
+	const char *cgroup; /* the label: its first cgroup_len bytes; NULL without the key */
+	size_t cgroup_len;
 	__u64 count[SITE_COUNTS];
 	struct prom_series hist[SITE_HISTS];
 	struct prom_seen *seen; /* its memory; NULL without one */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The export's site series: the model's rows merged by site label, at most
- * max_sites labels and the rest summed as site="other", each histogram's
- * samples placed at their le edges.
+ * The export's site series: the model's rows merged by site label (and with
+ * the cgroup key, cgroup label), at most max_sites of them and the rest summed
+ * as site="other" (cgroup="other"), each histogram's samples placed at their
+ * le edges.
  *
  * Counters must never go down, and two things could make them: a site that
  * leaves "other" for a label of its own takes its counts out of "other"; and a
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroups.h"
 #include "grow.h"
 #include "hist.h"
 #include "report_prom_int.h"
@@ -41,8 +43,12 @@ struct prom_memory *prom_memory__new(void)
 
 void prom_memory__free(struct prom_memory *pm)
 {
+	int i;
+
 	if (!pm)
 		return;
+	for (i = 0; i < pm->nr; i++)
+		free(pm->seen[i].cgroup);
 	free(pm->seen);
 	free(pm->sites);
 	free(pm);
@@ -57,6 +63,21 @@ static bool same_label(const char *a, const char *b)
 		if (label_char(*a) != label_char(*b))
 			return false;
 	return *a == *b;
+}
+
+/* Two cgroup labels, alen bytes of a and blen of b, as same_label(); NULL: none. */
+static bool same_cgroup(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t i;
+
+	if (!a || !b)
+		return !a && !b;
+	if (alen != blen) /* label_char() maps a byte to a byte */
+		return false;
+	for (i = 0; i < alen; i++)
+		if (label_char(a[i]) != label_char(b[i]))
+			return false;
+	return true;
 }
 
 /*
@@ -158,25 +179,52 @@ static int cmp_wait(const void *a, const void *b)
 	const struct prom_site *x = a, *y = b;
 	const __u64 xw = x->hist[SITE_WAIT_NS].sum_ns, yw = y->hist[SITE_WAIT_NS].sum_ns;
 
+	size_t xl = x->cgroup_len, yl = y->cgroup_len;
+	int c;
+
 	if (xw != yw)
 		return xw > yw ? -1 : 1;
-	return strcmp(x->name, y->name);
+	c = strcmp(x->name, y->name);
+	if (c || !x->cgroup || !y->cgroup)
+		return c;
+	c = memcmp(x->cgroup, y->cgroup, xl < yl ? xl : yl);
+	return c ? c : xl < yl ? -1 : xl > yl;
+}
+
+/* Row r's cgroup label into s: its path or the path's stable prefix; none without the key. */
+static void row_cgroup(const struct model *m, const struct model_site *r, bool path,
+		       struct prom_site *s)
+{
+	if (!m->info.by_cgroup) {
+		s->cgroup = NULL;
+		s->cgroup_len = 0;
+		return;
+	}
+	s->cgroup = r->cgroup ? r->cgroup : "";
+	s->cgroup_len = path ? strlen(s->cgroup) : cgroups__unit(s->cgroup);
 }
 
 /*
- * The model's rows merged by site into v (room for every row; each site
- * cleared as it is made), largest total wait first; returns how many.
+ * The model's rows merged by site and cgroup label into v (room for every
+ * row; each site cleared as it is made), largest total wait first; returns
+ * how many. cgroup_path: --prom-cgroup=path.
  */
-static int merge_sites(const struct model *m, struct prom_site *v)
+static int merge_sites(const struct model *m, bool cgroup_path, struct prom_site *v)
 {
 	const __u8 *le = le_of_bucket();
+	struct prom_site key;
 	int i, j, n = 0;
 
 	for (i = 0; i < m->nr_sites; i++) {
-		for (j = 0; j < n && !same_label(v[j].name, m->sites[i].site); j++)
+		key = (struct prom_site){.name = m->sites[i].site};
+		row_cgroup(m, &m->sites[i], cgroup_path, &key);
+		for (j = 0; j < n && !(same_label(v[j].name, key.name) &&
+				       same_cgroup(v[j].cgroup, v[j].cgroup_len, key.cgroup,
+						   key.cgroup_len));
+		     j++)
 			;
 		if (j == n)
-			v[n++] = (struct prom_site){.name = m->sites[i].site};
+			v[n++] = key;
 		add_row(&v[j], &m->sites[i], le);
 	}
 	for (j = 0; j < n; j++)
@@ -185,23 +233,51 @@ static int merge_sites(const struct model *m, struct prom_site *v)
 	return n;
 }
 
-/* name's entry in pm, made if new: kept while fewer than max_sites are. NULL: out of memory. */
-static struct prom_seen *seen_site(struct prom_memory *pm, const char *name, int max_sites)
+/*
+ * Room in pm for n more entries, made at once: a series keeps a pointer to
+ * its entry while the others are added. Out of memory, what room there is.
+ */
+static void reserve_seen(struct prom_memory *pm, int n)
+{
+	while (pm->cap < (size_t)pm->nr + (size_t)n)
+		if (grow((void **)&pm->seen, pm->cap, &pm->cap, sizeof(*pm->seen), 32))
+			return;
+}
+
+/*
+ * v's labels' entry in pm, made if new (in the room reserve_seen() made): kept while fewer than
+ * max_sites are. NULL: out of memory.
+ */
+static struct prom_seen *seen_site(struct prom_memory *pm, const struct prom_site *v, int max_sites)
 {
 	struct prom_seen *s;
+	char *cgroup = NULL;
 	int i;
 
 	for (i = 0; i < pm->nr; i++)
-		if (same_label(pm->seen[i].name, name))
+		if (same_label(pm->seen[i].name, v->name) &&
+		    same_cgroup(pm->seen[i].cgroup,
+				pm->seen[i].cgroup ? strlen(pm->seen[i].cgroup) : 0, v->cgroup,
+				v->cgroup_len))
 			return &pm->seen[i];
-	if (grow((void **)&pm->seen, pm->nr, &pm->cap, sizeof(*pm->seen), 32))
+	/* room made before (reserve_seen()): the entries handed out stay in place */
+	if ((size_t)pm->nr >= pm->cap ||
+	    (v->cgroup && !(cgroup = strndup(v->cgroup, v->cgroup_len))))
 		return NULL;
 	s = &pm->seen[pm->nr++];
 	memset(s, 0, sizeof(*s));
-	snprintf(s->name, sizeof(s->name), "%s", name);
-	s->kept = !same_label(name, "other") && (max_sites <= 0 || pm->nr_kept < max_sites);
+	snprintf(s->name, sizeof(s->name), "%s", v->name);
+	s->cgroup = cgroup;
+	s->kept = !same_label(v->name, "other") && (max_sites <= 0 || pm->nr_kept < max_sites);
 	pm->nr_kept += s->kept;
 	return s;
+}
+
+/* The cgroup label of site="other": "other" too. */
+static void other_cgroup(struct prom_site *other)
+{
+	other->cgroup = "other";
+	other->cgroup_len = 5;
 }
 
 /*
@@ -212,15 +288,20 @@ static struct prom_seen *seen_site(struct prom_memory *pm, const char *name, int
  * left; a site pm cannot remember goes to "other" (and stays: nothing
  * remembers it).
  */
-static int fold_other(struct prom_site *v, int n, int max_sites, struct prom_memory *pm)
+static int fold_other(struct prom_site *v, int n, int max_sites, struct prom_memory *pm,
+		      bool by_cgroup)
 {
 	struct prom_site other = {.name = "other", .seen = pm ? &pm->other : NULL};
 	int i, kept = 0, folded = 0;
 
+	if (by_cgroup)
+		other_cgroup(&other);
+	if (pm)
+		reserve_seen(pm, n);
 	if (!pm && (max_sites <= 0 || n <= max_sites))
 		return n;
 	for (i = 0; i < n; i++) {
-		struct prom_seen *s = pm ? seen_site(pm, v[i].name, max_sites) : NULL;
+		struct prom_seen *s = pm ? seen_site(pm, &v[i], max_sites) : NULL;
 		bool keep = pm ? s && s->kept : kept < max_sites && !same_label(v[i].name, "other");
 
 		if (keep) {
@@ -276,11 +357,14 @@ const struct prom_site *prom_sites_make(const struct model *m, const struct prom
 	int i;
 
 	if (v) {
-		*n = fold_other(v, merge_sites(m, v), o->max_sites, o->memory);
+		*n = fold_other(v, merge_sites(m, o->cgroup_path, v), o->max_sites, o->memory,
+				m->info.by_cgroup);
 		return v;
 	}
 	/* no memory to tell sites apart: still every count, all as "other" */
 	*all = (struct prom_site){.name = "other"};
+	if (m->info.by_cgroup)
+		other_cgroup(all);
 	for (i = 0; i < m->nr_sites; i++)
 		add_row(all, &m->sites[i], le_of_bucket());
 	site_cumulate(all);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroups.h"
 #include "hist.h"
 #include "metric.h"
 #include "escape.h"
@@ -15,8 +16,9 @@
 #include "report_text_int.h"
 #include "units.h"
 
-#define NUM_W	   6 /* a duration column: " 9.1us" */
-#define SITE_MAX_W 40
+#define NUM_W	     6 /* a duration column: " 9.1us" */
+#define SITE_MAX_W   40
+#define CGROUP_MAX_W 32 /* without -s: the path's last components that fit, "…/" before */
 
 /* ", comm foo, cgroup /sys/fs/cgroup/x, CPUs 2-3 only": -c, --cgroup and -C. */
 static void put_filters(FILE *f, const struct model_info *info)
@@ -70,14 +72,33 @@ static void put_dist(FILE *f, const struct sparse_hist *h, bool with_max)
 		put_ns(f, h->max);
 }
 
+/* The key columns' widths: comm 0 where --by leaves it out, cgroup 0 where it does. */
 struct site_widths {
-	int site, comm;
+	int site, comm, cgroup;
 };
+
+/*
+ * s's cgroup as its column shows it, escaped, in memory of its own (free it):
+ * cut to CGROUP_MAX_W columns; *columns its width. NULL: ENOMEM.
+ */
+static char *cgroup_shown(const struct model_site *s, int *columns)
+{
+	char *text = escape__dup(s->cgroup ? s->cgroup : "-");
+	char cut[4 * CGROUP_MAX_W];
+
+	if (!text) {
+		*columns = 1;
+		return NULL;
+	}
+	cgroups__shorten(text, CGROUP_MAX_W, cut, sizeof(cut), columns);
+	free(text);
+	return strdup(cut);
+}
 
 static struct site_widths site_widths(const struct model *m)
 {
-	struct site_widths w = {4, 4};
-	char buf[ESCAPE_SIZE(MODEL_NAME_LEN)];
+	struct site_widths w = {4, m->info.comm_merged ? 0 : 4, m->info.by_cgroup ? 6 : 0};
+	char buf[ESCAPE_SIZE(MODEL_NAME_LEN)], *text;
 	int i, n;
 
 	for (i = 0; i < m->nr_sites; i++) {
@@ -85,14 +106,48 @@ static struct site_widths site_widths(const struct model *m)
 		w.site = n > w.site ? n : w.site;
 		n = (int)strlen(
 		    escape__text(m->sites[i].comm, DRAINSTAT_COMM_LEN, buf, sizeof(buf)));
-		w.comm = n > w.comm ? n : w.comm;
+		w.comm = w.comm && n > w.comm ? n : w.comm;
+		if (!w.cgroup)
+			continue;
+		text = cgroup_shown(&m->sites[i], &n);
+		w.cgroup = n > w.cgroup ? n : w.cgroup;
+		free(text);
 	}
 	w.site = w.site > SITE_MAX_W ? SITE_MAX_W : w.site;
 	return w;
 }
 
+/* The key columns' titles: SITE (or LOCAL), COMM and CGROUP where shown. */
+static void put_key_titles(FILE *f, const struct site_widths *w, const char *site)
+{
+	fprintf(f, "%-*s", w->site, site);
+	if (w->comm)
+		fprintf(f, " %-*s", w->comm, "COMM");
+	if (w->cgroup)
+		fprintf(f, " %-*s", w->cgroup, "CGROUP");
+}
+
+/* A row's key columns: its site, comm and cgroup where shown, escaped. */
+static void put_keys(FILE *f, const struct model_site *s, const struct site_widths *w)
+{
+	char comm[4 * DRAINSTAT_COMM_LEN + 1], site[ESCAPE_SIZE(MODEL_NAME_LEN)], *cgroup;
+	int columns;
+
+	fprintf(f, "%-*.*s", w->site, SITE_MAX_W,
+		escape__text(s->site, MODEL_NAME_LEN, site, sizeof(site)));
+	if (w->comm)
+		fprintf(f, " %-*s", w->comm,
+			escape__text(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)));
+	if (!w->cgroup)
+		return;
+	/* padded by columns, not bytes: "…" is three bytes in one column */
+	cgroup = cgroup_shown(s, &columns);
+	fprintf(f, " %s%*s", cgroup ? cgroup : "?", w->cgroup - columns, "");
+	free(cgroup);
+}
+
 /*
- * The site table's columns after SITE and COMM, in order: metric.c's counts
+ * The site table's columns after the key's (SITE, COMM, CGROUP), in order: metric.c's counts
  * and histograms, each shown where the mode measures it (metric__seen()).
  * Entry-visible modes add lock time, empty and forced drains, and with the
  * local drains hooked the drains that drained only their own CPU and the
@@ -127,7 +182,7 @@ static const struct metric_desc *shown(int i, const struct model_info *info)
 /* A histogram's title over its columns; the counts before it, blank. */
 static void print_titles(FILE *f, const struct site_widths *w, const struct model_info *info)
 {
-	int i, pad = w->site + 1 + w->comm;
+	int i, pad = w->site + (w->comm ? 1 + w->comm : 0) + (w->cgroup ? 1 + w->cgroup : 0);
 	const struct metric_desc *d;
 
 	for (i = 0; i < NR_SITE_COLUMNS; i++) {
@@ -150,7 +205,7 @@ static void print_site_header(FILE *f, const struct site_widths *w, const struct
 	int i;
 
 	print_titles(f, w, info);
-	fprintf(f, "%-*s %-*s", w->site, "SITE", w->comm, "COMM");
+	put_key_titles(f, w, "SITE");
 	for (i = 0; i < NR_SITE_COLUMNS; i++) {
 		if (!(d = shown(i, info)))
 			continue;
@@ -165,13 +220,10 @@ static void print_site_header(FILE *f, const struct site_widths *w, const struct
 static void print_site_row(FILE *f, const struct model_site *s, const struct site_widths *w,
 			   const struct model_info *info)
 {
-	char comm[4 * DRAINSTAT_COMM_LEN + 1], site[ESCAPE_SIZE(MODEL_NAME_LEN)];
 	const struct metric_desc *d;
 	int i;
 
-	fprintf(f, "%-*.*s %-*s", w->site, SITE_MAX_W,
-		escape__text(s->site, MODEL_NAME_LEN, site, sizeof(site)), w->comm,
-		escape__text(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)));
+	put_keys(f, s, w);
 	for (i = 0; i < NR_SITE_COLUMNS; i++) {
 		if (!(d = shown(i, info)))
 			continue;
@@ -182,6 +234,15 @@ static void print_site_row(FILE *f, const struct model_site *s, const struct sit
 				(unsigned long long)s->count[site_columns[i].metric]);
 	}
 	fputc('\n', f);
+}
+
+/* -s: the row's whole cgroup path, which its column may show cut. */
+static void print_cgroup(FILE *f, const struct model_site *s)
+{
+	char *text = escape__dup(s->cgroup ? s->cgroup : "-");
+
+	fprintf(f, "    cgroup %s\n", text ? text : "(out of memory)");
+	free(text);
 }
 
 static void print_stacks(FILE *f, const struct model_site *s)
@@ -266,6 +327,8 @@ static void print_sites(FILE *f, const struct model *m, const struct text_opts *
 			print_site_header(f, &w, &m->info);
 		any = true;
 		print_site_row(f, &m->sites[i], &w, &m->info);
+		if (opts->stacks && m->info.by_cgroup)
+			print_cgroup(f, &m->sites[i]);
 		if (opts->stacks)
 			print_stacks(f, &m->sites[i]);
 		if (opts->histograms)
@@ -289,12 +352,8 @@ static int cmp_local_total(const void *a, const void *b)
 
 static void print_local_row(FILE *f, const struct model_site *s, const struct site_widths *w)
 {
-	char comm[4 * DRAINSTAT_COMM_LEN + 1], site[ESCAPE_SIZE(MODEL_NAME_LEN)];
-
-	fprintf(f, "%-*.*s %-*s %6llu", w->site, SITE_MAX_W,
-		escape__text(s->site, MODEL_NAME_LEN, site, sizeof(site)), w->comm,
-		escape__text(s->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)),
-		(unsigned long long)s->hist[SITE_LOCAL_NS].count);
+	put_keys(f, s, w);
+	fprintf(f, " %6llu", (unsigned long long)s->hist[SITE_LOCAL_NS].count);
 	put_dist(f, &s->hist[SITE_LOCAL_NS], true);
 	put_ns(f, s->hist[SITE_LOCAL_NS].sum);
 	fputc('\n', f);
@@ -316,8 +375,9 @@ static void print_local(FILE *f, const struct model *m)
 		if (m->sites[i].hist[SITE_LOCAL_NS].count)
 			rows[n++] = &m->sites[i];
 	qsort(rows, (size_t)n, sizeof(*rows), cmp_local_total);
-	fprintf(f, "\n%-*s %-*s %6s %5s %5s %5s %5s\n", w.site, "LOCAL", w.comm, "COMM", "CALLS",
-		"p50", "p99", "max", "TOTAL");
+	fputc('\n', f);
+	put_key_titles(f, &w, "LOCAL");
+	fprintf(f, " %6s %5s %5s %5s %5s\n", "CALLS", "p50", "p99", "max", "TOTAL");
 	for (i = 0; i < n && i < LOCAL_ROWS; i++)
 		print_local_row(f, rows[i], &w);
 	if (n > LOCAL_ROWS)

@@ -60,7 +60,7 @@ struct session {
 	char blind_spots[1024];	 /* QPW, tracepoint mode, no IPIs, no fadvise: 600 bytes */
 	char fadvise_cause[160]; /* why the fadvise calls are not traced: 90 bytes */
 	__u64 cgroup_id;	 /* --cgroup's */
-	__u32 key_parts;	 /* SITE_KEY_*: --by, without cgroup where cgroup v2 is not mounted */
+	__u32 key_parts; /* SITE_KEY_*: --by, without cgroup where cgroup v2 is not mounted */
 	struct cgroups *cgroups; /* with the cgroup key: its ids named */
 	struct symbol_scan scan;
 	int symbols_code; /* the exit code when the symbols are not there */

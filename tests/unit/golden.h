@@ -161,6 +161,63 @@ static inline void golden__add_full_mode(struct golden_maps *k)
 	k->cpus[0].count[CPU_IPIS] = 290;
 }
 
+/* A pod's slice, and two of its containers' scopes. */
+#define GOLDEN_POD                                                                                 \
+	"/kubepods.slice/kubepods-burstable.slice/"                                                \
+	"kubepods-burstable-pod1c2d3e4f_5a6b_4c7d_8e9f_0a1b2c3d4e5f.slice"
+#define GOLDEN_HEX "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+
+/* The cgroups of golden__add_cgroups() by id, as model__name_cgroups() names them. */
+static const struct {
+	__u64 id;
+	const char *path;
+} golden_cgroups[] = {
+    {1, "/"},
+    {101, "/system.slice/drainwork.service"},
+    {102, "/system.slice/drainwork2.service"},
+    {103, GOLDEN_POD "/cri-containerd-" GOLDEN_HEX ".scope"},
+    {104, GOLDEN_POD "/cri-containerd-fedcba9876543210" GOLDEN_HEX ".scope"},
+    {105, "/user.slice/evil\x1b[31m\"\\\n\xff"},
+};
+
+/*
+ * The sites keyed by cgroup too (--by's default): drainforce's DONTNEEDs from
+ * two services of the same comm and site, compaction from two containers of
+ * one pod, khugepaged in the root cgroup, the evil comm in a cgroup with an
+ * evil name, and drainforce in a cgroup gone by the report (999).
+ */
+static inline void golden__add_cgroups(struct golden_maps *k)
+{
+	struct site_stats *s;
+
+	k->sites[0].key.cgroup_id = 101;
+	k->sites[1].key.cgroup_id = 103;
+	k->sites[2].key.cgroup_id = 104;
+	k->sites[3].key.cgroup_id = 1;
+	k->sites[4].key.cgroup_id = 105;
+	s = golden__add_site(k, 5, "drainforce", golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);
+	s->key.cgroup_id = 102;
+	golden__site_fill(s, 200, 200, 0, 11 * GOLDEN_US, 3 * GOLDEN_US, 35 * GOLDEN_US);
+	s = golden__add_site(k, 6, "drainforce", golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);
+	s->key.cgroup_id = 999;
+	golden__site_fill(s, 1, 1, 0, 10 * GOLDEN_US, 3 * GOLDEN_US, 30 * GOLDEN_US);
+}
+
+/* m's rows named as model__name_cgroups() would name golden__add_cgroups()' cgroups. */
+static inline void golden__name_cgroups(struct model *m)
+{
+	size_t j;
+	int i;
+
+	m->info.by_cgroup = true;
+	for (i = 0; i < m->nr_sites; i++) {
+		m->sites[i].cgroup = "cgroup:999";
+		for (j = 0; j < sizeof(golden_cgroups) / sizeof(golden_cgroups[0]); j++)
+			if (golden_cgroups[j].id == m->sites[i].cgroup_id)
+				m->sites[i].cgroup = golden_cgroups[j].path;
+	}
+}
+
 /*
  * nr CPUs, each the target of one work of each of 50 wide drains from CPU 0
  * (so CPU 0's are self works), with two among them that matter: CPU 17 runs

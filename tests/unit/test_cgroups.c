@@ -138,7 +138,8 @@ static void test_resolve(void)
 	cgroups__free(cg);
 }
 
-/* An id the tree lacks: one walk, then known gone (no walk each report); a removed one keeps its name. */
+/* An id the tree lacks: one walk, then known gone (no walk each report); a removed one keeps its
+ * name. */
 static void test_gone(void)
 {
 	char root[PATH_MAX], dir[PATH_MAX];
@@ -205,20 +206,28 @@ static void test_shorten(void)
 	CHECK_STR(shorten("/user.slice/user-1000.slice/user@1000.service/app.slice", 32, &cols),
 		  "\xe2\x80\xa6/user@1000.service/app.slice");
 	CHECK(cols <= 32);
-	/* the last component alone too long: its end */
-	CHECK_STR(shorten(pod, 32, &cols), "\xe2\x80\xa6" "789abcdef0123456789abcdef.scope");
+	/* the last component alone too long: its head and tail, two containers told apart */
+	CHECK_STR(shorten(pod, 32, &cols), "\xe2\x80\xa6/cri-containerd-01234\xe2\x80\xa6"
+					   "def.scope");
 	CHECK(cols == 32);
 	/* never inside an escape */
 	escape__text("/a/\x1b\x1b\x1b\x1b\x1b\x1b\x1b\x1b", 64, esc, sizeof(esc));
-	CHECK_STR(shorten(esc, 10, &cols), "\xe2\x80\xa6\\x1b\\x1b");
-	CHECK(cols == 9);
+	CHECK_STR(shorten(esc, 10, &cols), "\xe2\x80\xa6/\\x1b\xe2\x80\xa6");
+	CHECK(cols == 7);
+	escape__text("/a/b/\x1b\x1b\x1b", 64, esc, sizeof(esc));
+	CHECK_STR(shorten(esc, 14, &cols), "\xe2\x80\xa6/\\x1b\\x1b\\x1b");
+	CHECK(cols == 14);
+	escape__text("/a\x1b\x1b\x1b/b/c", 64, esc, sizeof(esc));
+	CHECK_STR(shorten(esc, 10, &cols), "\xe2\x80\xa6/b/c");
+	CHECK(cols == 5);
 }
 
 static const char *unit(const char *path)
 {
 	static char buf[512];
 
-	return cgroups__unit(path, buf, sizeof(buf));
+	snprintf(buf, sizeof(buf), "%.*s", (int)cgroups__unit(path), path);
+	return buf;
 }
 
 static void test_unit(void)

@@ -232,7 +232,8 @@ static void test_args_by(void)
 		    "--by=cgroup\x1b");
 	CHECK_USAGE("invalid --prom-cgroup 'pod': expected unit or path", "--prom", "x",
 		    "--prom-cgroup=pod");
-	CHECK_USAGE("--prom-cgroup is for the --prom export: add --prom FILE", "--prom-cgroup=path");
+	CHECK_USAGE("--prom-cgroup is for the --prom export: add --prom FILE",
+		    "--prom-cgroup=path");
 	CHECK_USAGE("--prom-cgroup names the cgroup label: add cgroup to --by", "--by=comm",
 		    "--prom", "x", "--prom-cgroup=path");
 }

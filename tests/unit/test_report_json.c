@@ -142,7 +142,8 @@ static void test_json_qpw(void)
 	CHECK(got && strstr(got, "\"sees\":{\"drain_entry\":true,\"works\":false,"));
 	CHECK(got && strstr(got, ",\"drains\":332,\"works\":0,\"self_works\":0,"));
 	CHECK(got && strstr(got, "{\"site\":\"generic_fadvise\",\"comm\":\"drainforce\","
-				 "\"drains\":325,\"forced_drains\":0,\"empty_drains\":0,"
+				 "\"cgroup\":null,\"cgroup_id\":0,\"drains\":325,\"forced_drains\":"
+				 "0,\"empty_drains\":0,"
 				 "\"own_only_drains\":0,\"works\":0,\"self_works\":0,"
 				 "\"remote_works\":0,\"ipis\":0,\"dispatch_ns\":{\"count\":0,"));
 	CHECK(got && strstr(got, "\"wait_ns\":{\"count\":300,"));
@@ -187,6 +188,35 @@ static void test_json_full_mode(void)
 	CHECK(m.nr_in_flight == 3);
 	check_golden("report-full.json", &m);
 	check_event_golden(&m);
+	model__free(&m);
+	snapshot__free(&s);
+	ksyms__free(ks);
+}
+
+/* --by's default: "cgroup" and "cgroup_id" beside "comm"; with --by=cgroup, "comm" is null. */
+static void test_json_cgroups(void)
+{
+	struct ksyms *ks = NULL;
+	struct snapshot s;
+	struct model m;
+	struct model_info i = info;
+	struct golden_maps *k = make_maps();
+	char *got;
+
+	i.by_cgroup = true;
+	golden__add_cgroups(k);
+	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
+	golden__read_maps(k, &s, 10000 * MS);
+	s.wall_ns = WALL_NS;
+	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
+	golden__name_cgroups(&m);
+	check_golden("report-cgroup.json", &m);
+	m.info.comm_merged = true;
+	got = render(&m);
+	CHECK(got &&
+	      strstr(got, "{\"site\":\"generic_fadvise\",\"comm\":null,"
+			  "\"cgroup\":\"/system.slice/drainwork.service\",\"cgroup_id\":101,"));
+	free(got);
 	model__free(&m);
 	snapshot__free(&s);
 	ksyms__free(ks);
@@ -364,5 +394,6 @@ int main(void)
 	RUN(test_json_slow_drain);
 	RUN(test_json_many_cpus);
 	RUN(test_json_escape);
+	RUN(test_json_cgroups);
 	return failed ? 1 : 0;
 }

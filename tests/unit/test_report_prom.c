@@ -283,6 +283,100 @@ static void test_prom_escape(void)
 	model__free(&m);
 }
 
+/*
+ * make_model() keyed by cgroup: drainforce in two services, a second
+ * drainforce site, compaction in two containers of one pod, khugepaged in
+ * the root cgroup.
+ */
+static void make_cgroup_model(struct model *m)
+{
+	make_model(m, &tracepoint_info);
+	m->info.by_cgroup = true;
+	m->sites[0].cgroup = "/system.slice/drainwork.service";
+	m->sites[1].cgroup = GOLDEN_POD "/cri-containerd-" GOLDEN_HEX ".scope";
+	m->sites[2].cgroup = GOLDEN_POD "/cri-containerd-fedcba9876543210" GOLDEN_HEX ".scope";
+	m->sites[3].cgroup = "/";
+	add_row(m, "generic_fadvise", "drainforce", 200, 0, 11 * US, 3 * US, 35 * US)->cgroup =
+	    "/system.slice/drainwork2.service/sub\n\"x";
+}
+
+/*
+ * The cgroup label: by default the unit, so the two containers of the pod
+ * are one series, the pod's; with --prom-cgroup=path, each container's own.
+ */
+static void test_prom_cgroups(void)
+{
+	struct prom_opts o = {.max_sites = 10, .version = "0.0.0", .cgroup_path = true};
+	struct model m;
+	char *got = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	make_cgroup_model(&m);
+	check_golden("report-cgroup.prom", &m);
+	f = open_memstream(&got, &len);
+	report_prom__print(f, &m, &o);
+	fclose(f);
+	CHECK(strstr(
+	    got, "\ndrainstat_drains_total{site=\"sysctl_compaction_handler\",cgroup=\"" GOLDEN_POD
+		 "/cri-containerd-" GOLDEN_HEX ".scope\"} 3\n"));
+	CHECK(strstr(got, "\ndrainstat_drains_total{site=\"generic_fadvise\",cgroup=\""
+			  "/system.slice/drainwork2.service/sub\\n\\\"x\"} 200\n"));
+	free(got);
+	model__free(&m);
+}
+
+/* With the cgroup key, "other" is cgroup="other" too, and holds the sum of the rest. */
+static void test_prom_cgroups_other(void)
+{
+	struct model m;
+	char *got;
+
+	make_cgroup_model(&m);
+	got = render(&m, 1);
+	CHECK(strstr(got, "\ndrainstat_drains_total{site=\"generic_fadvise\",cgroup=\""
+			  "/system.slice/drainwork.service\"} 300\n"));
+	CHECK(strstr(got, "\ndrainstat_drains_total{site=\"other\",cgroup=\"other\"} 207\n"));
+	CHECK(golden__count(got, "\ndrainstat_drains_total{") == 2);
+	free(got);
+	model__free(&m);
+}
+
+/*
+ * A hundred short-lived units, one drain each, every one a cgroup of its own
+ * gone by the report: no more series than --prom-sites allows, export after
+ * export, and no count lost.
+ */
+static void test_prom_cgroups_bounded(void)
+{
+	static char names[100][32];
+	struct prom_memory *pm = prom_memory__new();
+	struct model m;
+	char *got;
+	int i, round;
+
+	memset(&m, 0, sizeof(m));
+	m.info = tracepoint_info;
+	m.info.by_cgroup = true;
+	m.sites = calloc(101, sizeof(*m.sites));
+	add_row(&m, "generic_fadvise", "drainforce", 300, 1, 12 * US, 3 * US, 40 * US)->cgroup =
+	    "/system.slice/drainwork.service";
+	for (i = 0; i < 100; i++) {
+		snprintf(names[i], sizeof(names[i]), "cgroup:%d", 5000 + i);
+		add_row(&m, "generic_fadvise", "drainforce", 1, 0, 10 * US, 3 * US, 30 * US)
+		    ->cgroup = names[i];
+	}
+	for (round = 0; round < 2; round++) {
+		got = render_with(&m, 20, pm);
+		CHECK(golden__count(got, "\ndrainstat_drains_total{") == 21);
+		CHECK(
+		    strstr(got, "\ndrainstat_drains_total{site=\"other\",cgroup=\"other\"} 81\n"));
+		free(got);
+	}
+	prom_memory__free(pm);
+	model__free(&m);
+}
+
 /* Sites merge across comms, then all but the largest total wait fold into "other". */
 static void test_prom_other(void)
 {
@@ -487,6 +581,9 @@ int main(void)
 	RUN(test_prom_sites_keep_their_label);
 	RUN(test_prom_series_never_go_down);
 	RUN(test_prom_torn_reads);
+	RUN(test_prom_cgroups);
+	RUN(test_prom_cgroups_other);
+	RUN(test_prom_cgroups_bounded);
 	RUN(test_metrics_named);
 	return failed ? 1 : 0;
 }
