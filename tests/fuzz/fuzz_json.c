@@ -168,7 +168,10 @@ static void check_site(const struct json_value *o, const struct model_site *s,
 
 	FUZZ_CHECK(o->type == JSON_OBJECT, "a site is not an object");
 	expect_bytes(o, "site", s->site, sizeof(s->site));
-	expect_bytes(o, "comm", s->comm, sizeof(s->comm));
+	/* --by: a part that does not key the rows is null, cgroup_id 0 */
+	expect_bytes(o, "comm", info->comm_merged ? NULL : s->comm, sizeof(s->comm));
+	expect_bytes(o, "cgroup", info->by_cgroup ? s->cgroup : NULL, 4096);
+	expect_u64(o, "cgroup_id", info->by_cgroup ? s->cgroup_id : 0);
 	expect_u64(o, "drains", s->count[SITE_DRAINS]);
 	expect_u64(o, "forced_drains", entry ? s->count[SITE_FORCED_DRAINS] : 0);
 	expect_u64(o, "empty_drains", entry && works ? s->count[SITE_EMPTY_DRAINS] : 0);

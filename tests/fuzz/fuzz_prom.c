@@ -299,6 +299,7 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 	opts.memory = NULL; /* each export alone: check_sums() knows no earlier one */
 	bytes__string(&b, version, sizeof(version));
 	FUZZ_CHECK(!random_model__fill(&rm, &b, false), "out of memory");
+	opts.cgroup_path = bytes__bool(&b); /* after: the inputs from before keep their model */
 	f = open_memstream(&text, &len);
 	FUZZ_CHECK(f, "open_memstream");
 	report_prom__print(f, &rm.m, &opts);

@@ -23,6 +23,22 @@ static const char *const advice_names[FADVISE_ADVICE_SLOTS] = {
     "normal", "random", "sequential", "willneed", "dontneed", "noreuse", "other",
 };
 
+/*
+ * cgroup paths rows share often: the root, units, a pod's containers (one
+ * stable prefix), one gone; others are raw bytes, "/" and "…"-long ones among them.
+ */
+static const char *const common_cgroups[] = {
+    "/",
+    "/system.slice/drainwork.service",
+    "/system.slice/drainwork.service/sub",
+    "/kubepods.slice/kubepods-pod1c2d.slice/cri-containerd-"
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope",
+    "/kubepods.slice/kubepods-pod1c2d.slice/cri-containerd-"
+    "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210.scope",
+    "cgroup:12345",
+    "other",
+};
+
 static const char *const modes[] = {"full", "kprobe", "tracepoint"};
 static const char *const blind_spots[] = {"drain entry or exit", "IPIs"};
 
@@ -363,6 +379,42 @@ static int random_in_flight(struct bytes *b, struct model *m)
 	return 0;
 }
 
+/* A row's cgroup: a common path half the time, else up to 300 raw bytes, in the arena. */
+static int random_cgroup(struct bytes *b, struct arena *a, struct model_site *s)
+{
+	__u8 pick = bytes__u8(b);
+	char *path;
+
+	s->cgroup_id = bytes__u64(b);
+	if (!(pick & 0x80)) {
+		s->cgroup = common_cgroups[pick % ARRAY_SIZE(common_cgroups)];
+		return 0;
+	}
+	path = arena__alloc(a, 301);
+	if (!path)
+		return -ENOMEM;
+	bytes__string(b, path, 1 + bytes__range(b, 0, 300));
+	s->cgroup = path;
+	return 0;
+}
+
+/*
+ * --by, drawn last of all (the inputs from before it keep comm alone): the
+ * cgroup key with every row's cgroup, and the comm left out or not.
+ */
+static int random_key(struct bytes *b, struct model *m)
+{
+	__u8 flags = bytes__u8(b);
+	int i;
+
+	m->info.by_cgroup = flags & 1;
+	m->info.comm_merged = m->info.by_cgroup && (flags & 2);
+	for (i = 0; m->info.by_cgroup && i < m->nr_sites; i++)
+		if (random_cgroup(b, &m->arena, &m->sites[i]))
+			return -ENOMEM;
+	return 0;
+}
+
 int random_model__fill(struct random_model *rm, struct bytes *b, bool plain_info)
 {
 	struct model *m = &rm->m;
@@ -387,6 +439,8 @@ int random_model__fill(struct random_model *rm, struct bytes *b, bool plain_info
 		err = random_in_flight(b, m);
 	/* later still: 0 (unknown) in the inputs from before it */
 	m->wall_ns = bytes__u64(b) >> bytes__range(b, 0, 63);
+	if (!err)
+		err = random_key(b, m);
 	return err;
 }
 

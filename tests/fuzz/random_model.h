@@ -8,7 +8,9 @@
  * that older inputs still give the same model before them, 0..4 drains in
  * flight (their works and frames in the arena too) with any ages, threshold,
  * CPUs below DRAINSTAT_MAX_CPUS and priorities, and their derived totals;
- * last of all, any wall time (0 in the inputs from before it).
+ * then any wall time (0 in the inputs from before it); last of all --by's key,
+ * with any cgroup path and id per row (the comm key alone in the inputs from
+ * before it).
  */
 #ifndef FUZZ_RANDOM_MODEL_H
 #define FUZZ_RANDOM_MODEL_H
