@@ -57,7 +57,7 @@ expect_eq "SIGHUP with INTERVAL: exit 0" "$DS_RC" 0
 PROM=$TMPDIR_TEST/hup.prom
 OUT=$TMPDIR_TEST/hupprom
 forced_drains dshupp --prom "$PROM" 3600
-drains_in() { prom_value "$1" 'drainstat_drains_total{site="generic_fadvise"}'; }
+drains_in() { prom_sum "$1" drainstat_drains_total 'site="generic_fadvise"'; }
 expect_eq "SIGHUP with --prom: the start export has no drains yet" "$(drains_in "$PROM")" ""
 kill -HUP "$DS_PID"
 wait_until 10 output_isnt "" drains_in "$PROM"

@@ -45,13 +45,24 @@ to_ns() {
 	}'
 }
 
-# site_field FILE SITE COMM N: field N of the site row (3 drains, 4 works, 5 self,
-# 6-8 dispatch p50/p99/max, 9-11 run p50/p99/max, 12-13 wait p50/p99), in a
-# site table: not the LOCAL table's row of the same site and comm, which is
-# there when the site table has none (no drain counted).
+# site_field FILE SITE COMM N [CGROUP]: field N of the site row (3 drains, 4
+# works, 5 self, 6-8 dispatch p50/p99/max, 9-11 run p50/p99/max, 12-13 wait
+# p50/p99), in a site table: not the LOCAL table's row of the same site and
+# comm, which is there when the site table has none (no drain counted). N
+# counts the columns as if there were no CGROUP column (--by's default shows
+# one after COMM); with CGROUP, the row of that cgroup (as the column shows it).
 site_field() {
-	awk -v s="$2" -v c="$3" -v n="$4" '/^SITE / { t = 1; next } /^$/ { t = 0 }
-		t && $1 == s && $2 == c { print $n; exit }' "$1"
+	awk -v s="$2" -v c="$3" -v n="$4" -v g="${5:-}" '
+		/^SITE / { t = 1; cg = $3 == "CGROUP"; next } /^$/ { t = 0 }
+		t && $1 == s && $2 == c && (g == "" || (cg && $3 == g)) {
+			print $(cg && n >= 3 ? n + 1 : n); exit }' "$1"
+}
+
+# without_cgroup FILE: the report with its site and LOCAL tables' CGROUP
+# column taken out, for the parsers that count columns from COMM.
+without_cgroup() {
+	awk '/^(SITE|LOCAL) / { t = 1; cg = $3 == "CGROUP" } /^$/ { t = 0 }
+		t && cg { $3 = ""; $0 = $0; $1 = $1 } { print }' "$1"
 }
 
 # fadvise_field FILE ADVICE N: 2 calls, 3 escalated, 4-6 latency p50/p99/max.
@@ -172,6 +183,24 @@ output_isnt() {
 # prom_value FILE SERIES: the value of SERIES ('name{labels}') in the export FILE.
 prom_value() {
 	awk -v s="$2" '$1 == s { print $2 }' "$1"
+}
+
+# prom_sum FILE NAME LABEL...: the sum of NAME's series in the export FILE
+# that have every LABEL ('site="generic_fadvise"'), whatever others they have
+# (the cgroup label of --by's default); nothing when there is none.
+prom_sum() {
+	local f=$1 n=$2
+	shift 2
+	awk -v n="$n" -v want="$(printf '%s\n' "$@")" '
+		BEGIN { k = split(want, w, "\n") }
+		index($1, n "{") == 1 {
+			l = substr($1, length(n) + 2)
+			for (i = 1; i <= k; i++)
+				if (index("," l, "," w[i] ",") == 0 && index("," l, "," w[i] "}") == 0)
+					next
+			s += $2; found = 1
+		}
+		END { if (found) printf "%.0f\n", s }' "$f"
 }
 
 # check_exposure NAME FILE MAX: systemd-analyze security's report in FILE rates

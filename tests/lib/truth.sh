@@ -15,6 +15,8 @@
 #   @entered   its calls of the drain entry: the drains full and kprobe modes
 #              see, entered at the entry, piggybacks and empty ones too. Only
 #              where the kernel has kprobes.
+# With TRUTH_BY set to a bpftrace builtin (cgroup), @queued and @entered are
+# counted per its value: truth_count queued[ID], truth_drains MODE ID.
 # tracefs, which tracepoint: probes need and other tests unmount and mount, comes
 # from a mount namespace of bpftrace's own where the machine has none mounted.
 
@@ -61,7 +63,7 @@ truth_entry_probes() {
 # queued: write for a sysctl such as compact_memory. Returns once every probe
 # is attached (its BEGIN ran): 1 if bpftrace is missing or did not start.
 truth_start() {
-	local who=$1 calls c enter= leave= entry prog filter
+	local who=$1 calls c enter= leave= entry prog filter by=${TRUTH_BY:+[$TRUTH_BY]}
 	TRUTH_OUT=$2
 	command -v bpftrace >/dev/null || {
 		echo "no bpftrace" >"$TRUTH_OUT.err"
@@ -82,13 +84,13 @@ truth_start() {
 	tracepoint:workqueue:workqueue_queue_work
 	/$filter && (uint64)args->function == kaddr(\"lru_add_drain_per_cpu\")/ {
 		@works[args->cpu] = count();
-		if (@in[tid] == 1) { @queued = count(); @in[tid] = 2; }
+		if (@in[tid] == 1) { @queued$by = count(); @in[tid] = 2; }
 	}
 	$leave /$filter/ { delete(@in[tid]); }
 	BEGIN { printf(\"ready\\n\"); }
 	END { clear(@in); }"
 	[ -z "$entry" ] || prog+="
-	$entry /$filter/ { @entered = count(); }"
+	$entry /$filter/ { @entered$by = count(); }"
 	truth_traced bpftrace -B none -e "$prog" >"$TRUTH_OUT" 2>"$TRUTH_OUT.err" &
 	TRUTH_PID=$!
 	# parsing and attaching take seconds under TCG
@@ -133,14 +135,16 @@ truth_works() {
 	awk '$1 ~ /^@works\[[0-9]+\]:$/ { n += $2 } END { print n + 0 }' "$TRUTH_OUT"
 }
 
-# truth_drains MODE: the drains drainstat sees in MODE; a word that no count
-# equals where there is no truth for it (no mode, no kprobe for the entry).
+# truth_drains MODE [KEY]: the drains drainstat sees in MODE (of KEY, with
+# TRUTH_BY); a word that no count equals where there is no truth for it (no
+# mode, no kprobe for the entry).
 truth_drains() {
+	local key=${2:+[$2]}
 	case $1 in
 	full | kprobe)
-		if [ -n "${TRUTH_ENTRY:-}" ]; then truth_count entered; else echo "(no-kprobes)"; fi
+		if [ -n "${TRUTH_ENTRY:-}" ]; then truth_count "entered$key"; else echo "(no-kprobes)"; fi
 		;;
-	tracepoint) truth_count queued ;;
+	tracepoint) truth_count "queued$key" ;;
 	*) echo "(no-mode)" ;;
 	esac
 }

@@ -43,19 +43,22 @@ FILENAME == ARGV[1] { next }
 	v = p["value"] + 0
 	cur[key] = p["value"]
 	name = series_name(key)
+	# SITE's figures summed over its cgroup labels (--by's default has one)
+	skey = key
+	sub(/,cgroup="([^"\\]|\\.)*"/, "", skey)
 	if (name == "drainstat_drains_total") {
 		drains += v
-		if (key == "drainstat_drains_total{site=\"" site "\"}")
-			site_drains = v
+		if (skey == "drainstat_drains_total{site=\"" site "\"}")
+			site_drains += v
 	}
-	if (key == "drainstat_works_total{site=\"" site "\",kind=\"remote\"}")
-		site_remote = v
-	if (key == "drainstat_works_total{site=\"" site "\",kind=\"self\"}")
-		site_self = v
-	if (key == "drainstat_wait_seconds_count{site=\"" site "\"}")
-		site_waits = v
-	if (key == "drainstat_dispatch_seconds_count{site=\"" site "\"}")
-		site_dispatches = v
+	if (skey == "drainstat_works_total{site=\"" site "\",kind=\"remote\"}")
+		site_remote += v
+	if (skey == "drainstat_works_total{site=\"" site "\",kind=\"self\"}")
+		site_self += v
+	if (skey == "drainstat_wait_seconds_count{site=\"" site "\"}")
+		site_waits += v
+	if (skey == "drainstat_dispatch_seconds_count{site=\"" site "\"}")
+		site_dispatches += v
 	if (key == "drainstat_fadvise_calls_total{advice=\"dontneed\"}")
 		dontneed = v
 	if (name == "drainstat_fadvise_escalations_total")

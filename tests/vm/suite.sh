@@ -203,7 +203,8 @@ site_run() {
 # site_rows FILE COMM: "site drains forced" of each site table row of COMM, in
 # every report of FILE (with INTERVAL, each covers its own).
 site_rows() {
-	awk -v c="$2" '/^SITE / { t = 1; next } t && /^$/ { t = 0 } t && $2 == c { print $1, $3, $17 }' "$1"
+	without_cgroup "$1" |
+		awk -v c="$2" '/^SITE / { t = 1; next } t && /^$/ { t = 0 } t && $2 == c { print $1, $3, $17 }'
 }
 
 # preempt_run ACTION MODE [INTERVAL]: drainstat on CPU 0 around four trigger

@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The caller's cgroup (--by): drainforce run in two cgroup v2 directories at
+# once under one comm gives two rows told apart by the cgroup, in the text,
+# the JSON and the export, each held to bpftrace's count for its cgroup (its
+# cgroup builtin); --by=comm merges them into one row of their sum. Then a
+# hundred short-lived cgroups, one drain each, cost no more export series than
+# --prom-sites allows, and every drain stays counted.
+set -u
+. tests/host/lib.sh
+
+N=60
+COMM=dscg$$
+COMM=${COMM:0:15}
+# the cgroup2 mount as drainstat finds it: the first of type cgroup2 in mountinfo
+MNT=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' \
+	/proc/self/mountinfo)
+if [ -z "$MNT" ]; then
+	skip "cgroups" "no cgroup v2 hierarchy mounted"
+	exit 0
+fi
+CGROUPS=()
+
+# new_cgroup NAME: a cgroup v2 directory under the mount, removed at the end.
+new_cgroup() {
+	mkdir "$MNT/$1" && CGROUPS+=("$1")
+}
+
+# drop_cgroup NAME: its tasks killed, then the directory removed.
+drop_cgroup() {
+	local dir=$MNT/$1 pid
+	[ -d "$dir" ] || return 0
+	for _ in $(seq 50); do
+		while read -r pid; do
+			kill -KILL "$pid" 2>/dev/null
+		done <"$dir/cgroup.procs"
+		rmdir "$dir" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "cannot remove $dir" >&2
+	return 1
+}
+
+# shellcheck disable=SC2317 # run by the trap
+cleanup_cgroups() {
+	local cg
+	for cg in "${CGROUPS[@]}"; do
+		drop_cgroup "$cg"
+	done
+	cleanup_test
+}
+trap cleanup_cgroups EXIT
+
+# start_workload NAME FILE: drainforce -W under COMM, moved into cgroup NAME
+# before its rounds; its pid in WL, its end of rounds read from fd DONE_FD.
+start_workload() {
+	local fifo=$TMPDIR_TEST/$1.done
+	mkfifo "$fifo"
+	exec {DONE_FD}<>"$fifo"
+	"$WORKLOADS/drainforce" -W -H -n "$N" -c "$COMM" "$2" >"$fifo" &
+	WL=$!
+	wait_comm $WL "$COMM" || return 1
+	echo $WL >"$MNT/$1/cgroup.procs"
+}
+
+# run_drainstat NAME ARGS...: drainstat -v -c COMM ARGS on CPU 1 (as
+# forced_drains), its output in $TMPDIR_TEST/NAME, attached when it returns.
+run_drainstat() {
+	local out=$TMPDIR_TEST/$1
+	shift
+	taskset -c 1 "$DRAINSTAT" -v -c "$COMM" "$@" >"$out" 2>"$out.err" &
+	DS_PIDS+=($!)
+	wait_attached "$out.err" || fail "drainstat $* starts" "$(cat "$out.err")"
+}
+
+CG_A=dstest$$-a
+CG_B=dstest$$-b
+if ! new_cgroup $CG_A || ! new_cgroup $CG_B; then
+	fail "cgroups made under $MNT" "mkdir failed"
+	exit 1
+fi
+ID_A=$(stat -c %i "$MNT/$CG_A")
+ID_B=$(stat -c %i "$MNT/$CG_B")
+start_workload $CG_A "$TMPDIR_TEST/data-a" || fail "drainforce in $CG_A starts" "no comm $COMM"
+WL_A=$WL FD_A=$DONE_FD
+start_workload $CG_B "$TMPDIR_TEST/data-b" || fail "drainforce in $CG_B starts" "no comm $COMM"
+WL_B=$WL FD_B=$DONE_FD
+expect_eq "drainforce A in its cgroup" "$(sed -n 's/^0:://p' /proc/$WL_A/cgroup)" "/$CG_A"
+TRUTH_BY=cgroup truth_start "comm:$COMM" "$TMPDIR_TEST/truth" ||
+	fail "bpftrace counts the drains per cgroup" "$(tail -n 3 "$TMPDIR_TEST/truth.err")"
+DS_PIDS=()
+run_drainstat text
+run_drainstat json -j
+PROM=$TMPDIR_TEST/cgroups.prom
+run_drainstat prom --prom "$PROM" 0.5
+wait_until 30 test -e "$PROM"
+run_drainstat bycomm --by=comm
+kill -USR1 $WL_A $WL_B
+read -r -t 120 _ <&"$FD_A" || fail "drainforce A ends its rounds" "not in 120 s"
+read -r -t 120 _ <&"$FD_B" || fail "drainforce B ends its rounds" "not in 120 s"
+truth_stop || fail "bpftrace counted the drains" "$(tail -n 3 "$TMPDIR_TEST/truth.err")"
+# one export more, the last, at the end
+sleep 1
+for DS_PID in "${DS_PIDS[@]}"; do
+	kill -INT "$DS_PID"
+	wait_drainstat
+	expect_eq "drainstat $DS_PID: exit 0" "$DS_RC" 0
+done
+kill -KILL $WL_A $WL_B
+wait $WL_A $WL_B 2>/dev/null
+drop_cgroup $CG_A
+drop_cgroup $CG_B
+check "the cgroups are removed" test ! -e "$MNT/$CG_A" -a ! -e "$MNT/$CG_B"
+
+OUT=$TMPDIR_TEST/text
+check_mode "$OUT"
+MODE=$(mode_of "$OUT")
+TRUTH_A=$(truth_drains "$MODE" "$ID_A")
+TRUTH_B=$(truth_drains "$MODE" "$ID_B")
+check "bpftrace counted drains in both cgroups ($TRUTH_A, $TRUTH_B)" \
+	test "$TRUTH_A" -gt 0 -a "$TRUTH_B" -gt 0
+check "text: a CGROUP column" grep -q "^SITE .* COMM .* CGROUP " "$OUT"
+expect_eq "text: drains of $COMM in /$CG_A = bpftrace's" \
+	"$(site_field "$OUT" generic_fadvise "$COMM" 3 "/$CG_A")" "$TRUTH_A"
+expect_eq "text: drains of $COMM in /$CG_B = bpftrace's" \
+	"$(site_field "$OUT" generic_fadvise "$COMM" 3 "/$CG_B")" "$TRUTH_B"
+
+OUT=$TMPDIR_TEST/json
+check "-j: valid JSON" jq -e . "$OUT" >/dev/null
+row() { echo ".sites[] | select(.site == \"generic_fadvise\" and .comm == \"$COMM\" and .cgroup == \"/$1\")"; }
+expect_eq "-j: drains in /$CG_A = bpftrace's" "$(jq "$(row $CG_A) | .drains" "$OUT")" "$TRUTH_A"
+expect_eq "-j: drains in /$CG_B = bpftrace's" "$(jq "$(row $CG_B) | .drains" "$OUT")" "$TRUTH_B"
+expect_eq "-j: cgroup_id of /$CG_A, its inode" "$(jq "$(row $CG_A) | .cgroup_id" "$OUT")" "$ID_A"
+expect_eq "-j: cgroup_id of /$CG_B, its inode" "$(jq "$(row $CG_B) | .cgroup_id" "$OUT")" "$ID_B"
+
+check "--prom: promtool check metrics" bash -c "promtool check metrics < '$PROM'"
+series() { echo "drainstat_drains_total{site=\"generic_fadvise\",cgroup=\"/$1\"}"; }
+expect_eq "--prom: drains in /$CG_A = bpftrace's" "$(prom_value "$PROM" "$(series $CG_A)")" "$TRUTH_A"
+expect_eq "--prom: drains in /$CG_B = bpftrace's" "$(prom_value "$PROM" "$(series $CG_B)")" "$TRUTH_B"
+
+OUT=$TMPDIR_TEST/bycomm
+check "--by=comm: no CGROUP column" bash -c "! grep -q CGROUP '$OUT'"
+expect_eq "--by=comm: one row of $COMM at generic_fadvise" \
+	"$(grep -c "^generic_fadvise  *$COMM " "$OUT")" 1
+expect_eq "--by=comm: its drains, the sum of the two cgroups'" \
+	"$(site_field "$OUT" generic_fadvise "$COMM" 3)" $((TRUTH_A + TRUTH_B))
+
+# A hundred short-lived cgroups, one drainforce round each: the export keeps
+# --prom-sites (5) series of drains, the rest in other, and loses no drain.
+COMM=dscgs$$
+COMM=${COMM:0:15}
+N=1
+OUT=$TMPDIR_TEST/many
+PROM=$TMPDIR_TEST/many.prom
+TRUTH_BY='' truth_start "comm:$COMM" "$TMPDIR_TEST/truth-many" ||
+	fail "bpftrace counts the short-lived cgroups' drains" "$(tail -n 3 "$TMPDIR_TEST/truth-many.err")"
+DS_PIDS=()
+run_drainstat many --prom "$PROM" --prom-sites 5 0.5
+wait_until 30 test -e "$PROM"
+for i in $(seq 100); do
+	CG=dstest$$-s$i
+	new_cgroup "$CG" || break
+	start_workload "$CG" "$TMPDIR_TEST/data-s" || break
+	kill -USR1 $WL
+	read -r -t 60 _ <&"$DONE_FD"
+	exec {DONE_FD}<&-
+	rm -f "$TMPDIR_TEST/$CG.done"
+	kill -KILL $WL
+	wait $WL 2>/dev/null
+	drop_cgroup "$CG"
+done
+expect_eq "100 short-lived cgroups made and removed" "$i" 100
+truth_stop || fail "bpftrace counted the short-lived cgroups' drains" "$(tail -n 3 "$TMPDIR_TEST/truth-many.err")"
+sleep 1
+DS_PID=${DS_PIDS[0]}
+kill -INT "$DS_PID"
+wait_drainstat
+expect_eq "100 cgroups: exit 0" "$DS_RC" 0
+check "100 cgroups: promtool check metrics" bash -c "promtool check metrics < '$PROM'"
+SERIES=$(grep -c '^drainstat_drains_total{' "$PROM")
+expect_range "100 cgroups: drains series within --prom-sites 5 and other" "$SERIES" 1 6
+expect_eq "100 cgroups: every drain counted (bpftrace's)" \
+	"$(prom_sum "$PROM" drainstat_drains_total)" "$(truth_drains "$MODE")"
+left=$(find "$MNT" -maxdepth 1 -name "dstest$$-*" | wc -l)
+expect_eq "no test cgroup left" "$left" 0
+[ -n "${VERBOSE:-}" ] && cat "$TMPDIR_TEST/text" "$PROM"
+exit 0
