@@ -107,15 +107,23 @@ static void make_tree(void)
 	      0);
 }
 
-static void test_resolve(void)
+/* A resolver of the fixture tree; NULL (a failure) out of memory. */
+static struct cgroups *fixture(void)
 {
 	char root[PATH_MAX];
 	struct cgroups *cg;
-	__u64 ids[3];
 
 	snprintf(root, sizeof(root), "%s/root", tmp);
 	cg = cgroups__new(root);
 	CHECK(cg != NULL);
+	return cg;
+}
+
+static void test_resolve(void)
+{
+	struct cgroups *cg = fixture();
+	__u64 ids[3];
+
 	if (!cg)
 		return;
 	ids[0] = inode_of("root/system.slice/backup.service");
@@ -142,13 +150,10 @@ static void test_resolve(void)
  * name. */
 static void test_gone(void)
 {
-	char root[PATH_MAX], dir[PATH_MAX];
-	struct cgroups *cg;
+	struct cgroups *cg = fixture();
+	char dir[PATH_MAX];
 	__u64 ids[2];
 
-	snprintf(root, sizeof(root), "%s/root", tmp);
-	cg = cgroups__new(root);
-	CHECK(cg != NULL);
 	if (!cg)
 		return;
 	mkdir_in("root/system.slice/short.service");

@@ -84,22 +84,32 @@ static void test_report_cumulative(void)
 	ksyms__free(ks);
 }
 
-/* The model of golden__add_cgroups()' sites, keyed by comm and cgroup, its cgroups named. */
-static void build_cgroups(struct ksyms *ks, struct snapshot *s, struct model *m)
+/*
+ * The model of golden__add_cgroups()' sites, keyed by comm and cgroup (with
+ * comm_merged by cgroup alone: the comms zero in the keys, as BPF leaves
+ * them), its cgroups named.
+ */
+static void build_cgroups(struct ksyms *ks, bool comm_merged, struct snapshot *s, struct model *m)
 {
 	struct model_info i = info;
 	struct golden_maps *k = make_maps(1);
+	int j;
 
 	i.by_cgroup = true;
+	i.comm_merged = comm_merged;
 	golden__add_cgroups(k);
+	for (j = 0; comm_merged && j < k->nr_sites; j++)
+		memset(k->sites[j].key.comm, 0, sizeof(k->sites[j].key.comm));
 	golden__read_maps(k, s, 10000 * MS);
 	CHECK(model__build(s, NULL, 0, ks, &i, m) == 0);
 	golden__name_cgroups(m);
 }
 
 /*
- * --by's default: one row per site, comm and cgroup; the CGROUP column cut
- * to its last components, whole with -s; an evil name escaped.
+ * --by's default: one row per site, comm and cgroup; the CGROUP column cut to
+ * its last components, whole under -s; an evil name escaped; with no name
+ * known (the tree unreadable, the cgroups gone), every row by its id. Then
+ * --by=cgroup: no COMM column.
  */
 static void test_report_cgroups(void)
 {
@@ -107,59 +117,21 @@ static void test_report_cgroups(void)
 	struct snapshot s;
 	struct model m;
 	struct text_opts o = {};
+	char *got;
 
 	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
-	build_cgroups(ks, &s, &m);
+	build_cgroups(ks, false, &s, &m);
 	/* drainforce in 3 cgroups, compaction in 2 containers, khugepaged, the evil one */
 	CHECK(m.nr_sites == 7);
 	check_golden("report-cgroup.txt", &m, &o);
 	o.stacks = true;
 	check_golden("report-cgroup-stacks.txt", &m, &o);
-	model__free(&m);
-	snapshot__free(&s);
-	ksyms__free(ks);
-}
-
-/* No name known (the tree unreadable, or the cgroups gone): every row by its id. */
-static void test_report_cgroups_unnamed(void)
-{
-	struct ksyms *ks = NULL;
-	struct snapshot s;
-	struct model m;
-	int i;
-
-	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
-	build_cgroups(ks, &s, &m);
 	CHECK(model__name_cgroups(&m, NULL) == 0);
-	for (i = 0; i < m.nr_sites; i++)
-		if (m.sites[i].cgroup_id == 101)
-			CHECK_STR(m.sites[i].cgroup, "cgroup:101");
+	CHECK_STR(m.sites[0].cgroup, "cgroup:101");
 	model__free(&m);
 	snapshot__free(&s);
-	ksyms__free(ks);
-}
-
-/* --by=cgroup: the comms zero in the keys (BPF merges them), no COMM column. */
-static void test_report_by_cgroup_alone(void)
-{
-	struct ksyms *ks = NULL;
-	struct snapshot s;
-	struct model m;
-	struct model_info i = info;
-	struct text_opts o = {};
-	struct golden_maps *k = make_maps(1);
-	char *got;
-	int j;
-
-	i.by_cgroup = true;
-	i.comm_merged = true;
-	golden__add_cgroups(k);
-	for (j = 0; j < k->nr_sites; j++)
-		memset(k->sites[j].key.comm, 0, sizeof(k->sites[j].key.comm));
-	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
-	golden__read_maps(k, &s, 10000 * MS);
-	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
-	golden__name_cgroups(&m);
+	build_cgroups(ks, true, &s, &m);
+	o.stacks = false;
 	got = render(&m, &o, false);
 	CHECK(got && !strstr(got, "COMM"));
 	CHECK(got && strstr(got, "\nSITE                      CGROUP "));
@@ -615,7 +587,5 @@ int main(void)
 	RUN(test_bpf_frames_dropped);
 	RUN(test_escape);
 	RUN(test_report_cgroups);
-	RUN(test_report_cgroups_unnamed);
-	RUN(test_report_by_cgroup_alone);
 	return failed ? 1 : 0;
 }
