@@ -14,7 +14,9 @@
  *    drain_join() to take back;
  *  - a drain that -C does not count: no wait in its site's histogram;
  *  - the same with no room for the site: no wait in any histogram, and
- *    recorded_wait_ns 0, so that a join takes nothing back.
+ *    recorded_wait_ns 0, so that a join takes nothing back;
+ *  - a drain of a caller in a cgroup: its site keyed by its cgroup too, and
+ *    with --by=comm (site_key_parts) by its comm alone.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -63,10 +65,11 @@ static __u64 counter(enum drainstat_counter c)
 }
 
 /*
- * Seeds a drain of CALLER_TID opened 1 ms ago with one work pending on CPU 0,
- * counted in its site unless it is one that -C does not count.
+ * Seeds a drain of CALLER_TID in cgroup_id opened 1 ms ago with one work
+ * pending on CPU 0, counted in its site unless it is one that -C does not count.
  */
-static void seed_drain(const char *comm, bool started, bool counted, struct drain_state *d)
+static void seed_drain(const char *comm, __u64 cgroup_id, bool started, bool counted,
+		       struct drain_state *d)
 {
 	__u64 now = now_ns();
 	struct work_state ws = {
@@ -88,6 +91,7 @@ static void seed_drain(const char *comm, bool started, bool counted, struct drai
 	d->caller_cpu = CALLER_CPU;
 	d->site.stack_id = -EFAULT;
 	strncpy(d->site.comm, comm, sizeof(d->site.comm) - 1);
+	d->site.cgroup_id = cgroup_id;
 	ws.site = d->site;
 	CHECK(!bpf_map__update_elem(skel->maps.drains, &tid, sizeof(tid), d, sizeof(*d), BPF_ANY));
 	CHECK(!bpf_map__update_elem(skel->maps.works, &cpu, sizeof(cpu), &ws, sizeof(ws), BPF_ANY));
@@ -95,7 +99,7 @@ static void seed_drain(const char *comm, bool started, bool counted, struct drai
 
 static void seed(const char *comm, bool started, struct drain_state *d)
 {
-	seed_drain(comm, started, true, d);
+	seed_drain(comm, 0, started, true, d);
 }
 
 /* The work ends on CPU 0; *d is then the drain's state. */
@@ -110,10 +114,10 @@ static void end_work(struct drain_state *d)
 	CHECK(!bpf_map__lookup_elem(skel->maps.drains, &tid, sizeof(tid), d, sizeof(*d), 0));
 }
 
-/* The site with comm, NULL if it has none (the caller frees it). */
-static struct site_stats *site_of(const char *comm)
+/* The site with comm and cgroup_id, NULL if it has none (the caller frees it). */
+static struct site_stats *site_in(const char *comm, __u64 cgroup_id)
 {
-	struct site_key key = {.stack_id = -EFAULT};
+	struct site_key key = {.stack_id = -EFAULT, .cgroup_id = cgroup_id};
 	struct site_stats *s = calloc(1, sizeof(*s));
 	__u32 slot;
 
@@ -126,6 +130,11 @@ static struct site_stats *site_of(const char *comm)
 		return NULL;
 	}
 	return s;
+}
+
+static struct site_stats *site_of(const char *comm)
+{
+	return site_in(comm, 0);
 }
 
 static void test_work_seen(void)
@@ -194,7 +203,7 @@ static void test_not_counted(void)
 	struct drain_state d;
 	struct site_stats *s;
 
-	seed_drain("uncounted", true, false, &d);
+	seed_drain("uncounted", 0, true, false, &d);
 	end_work(&d);
 	CHECK(d.pending == 0 && d.closed == 1);
 	CHECK(d.recorded_wait_ns == 0);
@@ -206,7 +215,42 @@ static void test_not_counted(void)
 	free(s);
 }
 
-static int open_programs(void)
+/* --by's default: a drain's site is keyed by its caller's cgroup too. */
+static void test_cgroup_key(void)
+{
+	struct site_stats *s = NULL;
+	struct drain_state d;
+
+	seed_drain("cgkeyed", 4711, true, true, &d);
+	end_work(&d);
+	CHECK(!site_of("cgkeyed"));
+	s = site_in("cgkeyed", 4711);
+	CHECK(s && s->count[SITE_REMOTE_WORKS] + s->count[SITE_SELF_WORKS] == 1);
+	CHECK(s && s->key.cgroup_id == 4711);
+	free(s);
+}
+
+/* --by=comm: the cgroup is zero in the site's key, so that the cgroups' drains merge. */
+static void test_comm_key(void)
+{
+	struct site_stats *s = NULL;
+	struct drain_state d;
+
+	seed_drain("commkeyed", 4711, true, true, &d);
+	end_work(&d);
+	CHECK(!site_in("commkeyed", 4711));
+	s = site_of("commkeyed");
+	CHECK(s && s->count[SITE_REMOTE_WORKS] + s->count[SITE_SELF_WORKS] == 1);
+	free(s);
+	seed_drain("commkeyed", 4712, true, true, &d);
+	end_work(&d);
+	s = site_of("commkeyed");
+	CHECK(s && s->count[SITE_REMOTE_WORKS] + s->count[SITE_SELF_WORKS] == 2);
+	free(s);
+}
+
+/* The work end program loaded, the sites keyed by parts (SITE_KEY_*). */
+static int open_programs(__u32 parts)
 {
 	struct bpf_program *prog;
 	int err;
@@ -214,6 +258,7 @@ static int open_programs(void)
 	skel = drainstat_bpf__open();
 	if (!skel)
 		return -errno;
+	skel->rodata->site_key_parts = parts;
 	bpf_object__for_each_program(prog, skel->obj)
 	    bpf_program__set_autoload(prog, prog == skel->progs.drainstat_execute_end);
 	err = drainstat_bpf__load(skel);
@@ -228,7 +273,7 @@ int main(void)
 	int failed = 0, err;
 
 	nr_cpus = libbpf_num_possible_cpus();
-	err = nr_cpus < 0 ? nr_cpus : open_programs();
+	err = nr_cpus < 0 ? nr_cpus : open_programs(SITE_KEY_COMM | SITE_KEY_CGROUP);
 	if (err) {
 		printf("FAIL bpf: load drainstat's programs: %s\n", strerror(-err));
 		return 1;
@@ -236,7 +281,15 @@ int main(void)
 	RUN(test_work_seen);
 	RUN(test_start_missed);
 	RUN(test_not_counted);
+	RUN(test_cgroup_key);
 	RUN(test_start_missed_no_room);
+	drainstat_bpf__destroy(skel);
+	err = open_programs(SITE_KEY_COMM);
+	if (err) {
+		printf("FAIL bpf: load drainstat's programs keyed by comm: %s\n", strerror(-err));
+		return 1;
+	}
+	RUN(test_comm_key);
 	drainstat_bpf__destroy(skel);
 	return failed ? 1 : 0;
 }
