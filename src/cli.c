@@ -73,7 +73,7 @@ static const struct argp_option options[] = {
     {"cgroup", OPT_CGROUP, "PATH", 0,
      "Only drains and fadvise calls of tasks in the cgroup v2 at PATH", 0},
     {"by", OPT_BY, "KEYS", 0,
-     "What tells a site's rows apart beside its stack: comm, cgroup, or both (the default: "
+     "What tells a site's rows apart besides its stack: comm, cgroup, or both (the default: "
      "comm,cgroup)",
      0},
     {"cpus", 'C', "CPULIST", 0,
