@@ -18,7 +18,7 @@
 
 #define NUM_W	     6 /* a duration column: " 9.1us" */
 #define SITE_MAX_W   40
-#define CGROUP_MAX_W 32 /* without -s: the path's last components that fit, "…/" before */
+#define CGROUP_MAX_W 32 /* the path's last components that fit, "…/" before; -s adds it whole */
 
 /* ", comm foo, cgroup /sys/fs/cgroup/x, CPUs 2-3 only": -c, --cgroup and -C. */
 static void put_filters(FILE *f, const struct model_info *info)
