@@ -55,7 +55,7 @@ expect_usage "--program-name with ESC" "unknown option '--program-name'" --progr
 # getopt's own messages echoed raw bytes
 expect_usage "ESC in an unknown option" "unknown option '--\\x1b[31mx'" $'--\e[31mx'
 expect_usage "ESC as an unknown short option" "unknown option '-\\x1b'" -s$'\e'
-expect_usage "ESC after an ambiguous option" "ambiguous option '--pro': --prom, --prom-sites" --pro=$'\e'
+expect_usage "ESC after an ambiguous option" "ambiguous option '--pro': --prom, --prom-sites, --prom-cgroup" --pro=$'\e'
 expect_usage "ESC after an option without argument" "option --json takes no argument" --json=$'\e'
 expect_usage "-d without its argument" "option -d needs SECONDS" -d
 expect_usage "--prom without its argument" "option --prom needs FILE" -j --prom
