@@ -185,7 +185,22 @@ static int merge_sites(const struct model *m, struct prom_site *v)
 	return n;
 }
 
-/* name's entry in pm, made if new: kept while fewer than max_sites are. NULL: out of memory. */
+/*
+ * Room in pm for n more entries, made before any is handed out: the series
+ * of one export point into pm->seen, so it must not move while they do. Out
+ * of memory, what room there is.
+ */
+static void reserve_seen(struct prom_memory *pm, int n)
+{
+	while (pm->cap < (size_t)pm->nr + (size_t)n)
+		if (grow((void **)&pm->seen, pm->cap, &pm->cap, sizeof(*pm->seen), 32))
+			return;
+}
+
+/*
+ * name's entry in pm, made if new (in the room reserve_seen() made): kept
+ * while fewer than max_sites are. NULL: no room.
+ */
 static struct prom_seen *seen_site(struct prom_memory *pm, const char *name, int max_sites)
 {
 	struct prom_seen *s;
@@ -194,7 +209,7 @@ static struct prom_seen *seen_site(struct prom_memory *pm, const char *name, int
 	for (i = 0; i < pm->nr; i++)
 		if (same_label(pm->seen[i].name, name))
 			return &pm->seen[i];
-	if (grow((void **)&pm->seen, pm->nr, &pm->cap, sizeof(*pm->seen), 32))
+	if ((size_t)pm->nr == pm->cap)
 		return NULL;
 	s = &pm->seen[pm->nr++];
 	memset(s, 0, sizeof(*s));
@@ -219,6 +234,8 @@ static int fold_other(struct prom_site *v, int n, int max_sites, struct prom_mem
 
 	if (!pm && (max_sites <= 0 || n <= max_sites))
 		return n;
+	if (pm)
+		reserve_seen(pm, n);
 	for (i = 0; i < n; i++) {
 		struct prom_seen *s = pm ? seen_site(pm, v[i].name, max_sites) : NULL;
 		bool keep = pm ? s && s->kept : kept < max_sites && !same_label(v[i].name, "other");
