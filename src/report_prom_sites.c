@@ -234,8 +234,9 @@ static int merge_sites(const struct model *m, bool cgroup_path, struct prom_site
 }
 
 /*
- * Room in pm for n more entries, made at once: a series keeps a pointer to
- * its entry while the others are added. Out of memory, what room there is.
+ * Room in pm for n more entries, made before any is handed out: the series
+ * of one export point into pm->seen, so it must not move while they do. Out
+ * of memory, what room there is.
  */
 static void reserve_seen(struct prom_memory *pm, int n)
 {
@@ -246,7 +247,7 @@ static void reserve_seen(struct prom_memory *pm, int n)
 
 /*
  * v's labels' entry in pm, made if new (in the room reserve_seen() made): kept while fewer than
- * max_sites are. NULL: out of memory.
+ * max_sites are. NULL: no room, or out of memory.
  */
 static struct prom_seen *seen_site(struct prom_memory *pm, const struct prom_site *v, int max_sites)
 {
@@ -296,10 +297,10 @@ static int fold_other(struct prom_site *v, int n, int max_sites, struct prom_mem
 
 	if (by_cgroup)
 		other_cgroup(&other);
-	if (pm)
-		reserve_seen(pm, n);
 	if (!pm && (max_sites <= 0 || n <= max_sites))
 		return n;
+	if (pm)
+		reserve_seen(pm, n);
 	for (i = 0; i < n; i++) {
 		struct prom_seen *s = pm ? seen_site(pm, &v[i], max_sites) : NULL;
 		bool keep = pm ? s && s->kept : kept < max_sites && !same_label(v[i].name, "other");

@@ -247,8 +247,6 @@ static int open_objects(struct tracer *t)
 /* Auto skips, cheaply, the modes this kernel cannot have: 0 to try mode, else why not. */
 static int mode_possible(const struct tracer_opts *opts, enum drain_mode mode)
 {
-	if (opts->mode != MODE_AUTO)
-		return 0;
 	if (mode == MODE_FULL)
 		return probe__fentry(opts->drain_all_btf_id);
 	if (mode == MODE_KPROBE)
@@ -279,8 +277,13 @@ int tracer__next_mode(const struct tracer *t, enum drain_mode *mode)
 	enum drain_mode m = *mode == MODE_AUTO ? MODE_FULL : *mode + 1;
 	int err;
 
-	if (t->opts.mode != MODE_AUTO)
-		return *mode == MODE_AUTO ? (*mode = t->opts.mode, 0) : -ENOENT;
+	/* a mode asked for is tried once, whatever the kernel seems to have */
+	if (t->opts.mode != MODE_AUTO) {
+		if (*mode != MODE_AUTO)
+			return -ENOENT;
+		*mode = t->opts.mode;
+		return 0;
+	}
 	for (; m <= MODE_TRACEPOINT; m++) {
 		err = mode_possible(&t->opts, m);
 		if (probe__short_of_resources(err))

@@ -4,7 +4,8 @@
 # from the payload's copy of the source tree: drainstat's .deb installed (make
 # deb), the unit enabled and started, Debian's node_exporter serving the
 # export from its textfile directory and Debian's Prometheus scraping it with
-# dist/'s alerting rules loaded. Truth: drainforce's N forced drains.
+# dist/'s alerting rules loaded, and the Grafana dashboard's every query
+# evaluated there. Truth: drainforce's N forced drains.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/common.sh
@@ -41,6 +42,15 @@ rules() {
 last_evaluation() {
 	curl -sf "$PROM/api/v1/rules" |
 		jq -r --arg n "$1" '[.data.groups[].rules[] | select(.name == $n) | .lastEvaluation][0] // empty'
+}
+
+# samples EXPR: how many samples, not NaN, the PromQL expression returns now,
+# or Prometheus's error.
+samples() {
+	curl -s --data-urlencode "query=$1" "$PROM/api/v1/query" |
+		jq -r 'if .status != "success" then "error: \(.error)"
+			elif .data.resultType != "vector" then "a \(.data.resultType), not a vector"
+			else [.data.result[] | select(.value[1] != "NaN")] | length end'
 }
 
 drainstat_progs() { bpftool prog list 2>/dev/null | grep -c ' name drainstat_'; }
@@ -176,6 +186,29 @@ expect_eq "prometheus: $SITE went up by $N" "$(query "sum($SITE)")" $((BEFORE + 
 wait_until 30 output_is firing alert_state DrainsDuringWorkload
 expect_eq "alert DrainsDuringWorkload (over $((N / 2)) drains more): firing" \
 	"$(alert_state DrainsDuringWorkload)" firing
+
+# ---- the Grafana dashboard, shipped beside the rules: every target of every
+# panel, its variables filled as with "All" selected and a 5-minute rate
+# window (tests/prom/dashboard-exprs), returns data from this Prometheus now
+# that the workload's drains are scraped: one sample at least, not NaN (a
+# quantile over buckets that did not move). Tracepoint mode exports neither
+# drainstat_lock_seconds nor drainstat_mutex_waiters: none there.
+DASHBOARD=/usr/share/doc/drainstat/examples/drainstat.grafana.json
+check "the package installs the Grafana dashboard" test -s "$DASHBOARD"
+while IFS=$'\t' read -r panel ref expr; do
+	want=data
+	case $MODE:$expr in
+	tracepoint:*drainstat_lock_seconds* | tracepoint:*drainstat_mutex_waiters*) want=none ;;
+	esac
+	got=$(samples "$expr")
+	if [ "$want" = none ] && [ "$got" = 0 ]; then
+		pass "prometheus: dashboard panel \"$panel\" $ref returns none ($MODE mode)"
+	elif [ "$want" = data ] && [[ $got =~ ^[1-9][0-9]*$ ]]; then
+		pass "prometheus: dashboard panel \"$panel\" $ref returns data"
+	else
+		fail "prometheus: dashboard panel \"$panel\" $ref returns $want" "got '$got' (samples, not NaN): $expr"
+	fi
+done < <(tests/prom/dashboard-exprs "$DASHBOARD")
 
 # ---- stop: exit 0, no BPF program left
 check "the unit's programs are loaded" test "$(drainstat_progs)" -gt 0

@@ -377,6 +377,37 @@ static void test_prom_cgroups_bounded(void)
 	model__free(&m);
 }
 
+/*
+ * More sites than the memory's first room (32) in one export: every site
+ * remembered in that one pass keeps its entry where it was handed out (ASan
+ * would see a write into a moved array), and each keeps its own series.
+ */
+static void test_prom_memory_grows_in_one_export(void)
+{
+	static char names[40][32];
+	struct prom_memory *pm = prom_memory__new();
+	struct model m;
+	char *got;
+	int i, round;
+
+	memset(&m, 0, sizeof(m));
+	m.info = tracepoint_info;
+	m.sites = calloc(40, sizeof(*m.sites));
+	for (i = 0; i < 40; i++) {
+		snprintf(names[i], sizeof(names[i]), "site_%02d", i);
+		add_row(&m, names[i], "drainforce", 40 - i, 0, 10 * US, 3 * US,
+			(__u64)(40 - i) * US);
+	}
+	for (round = 0; round < 2; round++) {
+		got = render_with(&m, 100, pm);
+		CHECK(golden__count(got, "\ndrainstat_drains_total{") == 40);
+		CHECK(strstr(got, "\ndrainstat_drains_total{site=\"site_39\"} 1\n") != NULL);
+		free(got);
+	}
+	prom_memory__free(pm);
+	model__free(&m);
+}
+
 /* Sites merge across comms, then all but the largest total wait fold into "other". */
 static void test_prom_other(void)
 {
@@ -584,6 +615,7 @@ int main(void)
 	RUN(test_prom_cgroups);
 	RUN(test_prom_cgroups_other);
 	RUN(test_prom_cgroups_bounded);
+	RUN(test_prom_memory_grows_in_one_export);
 	RUN(test_metrics_named);
 	return failed ? 1 : 0;
 }
