@@ -34,10 +34,9 @@ drop_cgroup() {
 	local dir=$MNT/$1 pid
 	[ -d "$dir" ] || return 0
 	for _ in $(seq 50); do
-		# a threaded cgroup lists its tasks in cgroup.threads alone
 		while read -r pid; do
 			kill -KILL "$pid" 2>/dev/null
-		done <"$dir/cgroup.threads"
+		done <"$dir/cgroup.procs"
 		rmdir "$dir" 2>/dev/null && return 0
 		sleep 0.1
 	done
@@ -187,8 +186,8 @@ SERIES=$(grep -c '^drainstat_drains_total{' "$PROM")
 expect_range "100 cgroups: drains series within --prom-sites 5 and other" "$SERIES" 1 6
 expect_eq "100 cgroups: every drain counted (bpftrace's)" \
 	"$(prom_sum "$PROM" drainstat_drains_total)" "$(truth_drains "$MODE")"
-# In flight: tests/lib/stuck.sh's held drain, its threads in a threaded
-# subtree, the spinner in a cgroup apart from the dropper and the waiter. The
+# In flight: tests/lib/stuck.sh's held drain, its spinner a process of its own
+# (stuckdrain -X) in a cgroup apart from the dropper's and the waiter's. The
 # text, JSON and -T name the caller's cgroup on its line and the spinner's on
 # the pending CPU's.
 STUCKDRAIN=$WORKLOADS/stuckdrain
@@ -198,27 +197,27 @@ STUCK_MS=300
 INTERVAL_MS=200
 T_MS=400
 SLACK_MS=100
-POD=dstest$$-pod
+CALLER_CG=dstest$$-caller
+SPIN_CG=dstest$$-spinner
 # shellcheck disable=SC2317 # run by stuck_run
 place_apart() {
-	echo "$1" >"$MNT/$POD/drop/cgroup.procs" &&
-		stuck_spinner_tid "$1" >"$MNT/$POD/spin/cgroup.threads"
+	echo "$1" >"$MNT/$CALLER_CG/cgroup.procs" &&
+		stuck_spinner_tid "$1" >"$MNT/$SPIN_CG/cgroup.procs"
 }
-if new_cgroup $POD && new_cgroup $POD/drop && new_cgroup $POD/spin &&
-	echo threaded >"$MNT/$POD/drop/cgroup.type" && echo threaded >"$MNT/$POD/spin/cgroup.type" &&
-	check "in flight: RT throttling off" stuck_setup; then
-	STUCK_PLACE=place_apart stuck_run "$TMPDIR_TEST/stuck" --stuck ${STUCK_MS}ms -T ${T_MS}ms 0.2 ||
-		fail "in flight: stuck run (text)"
-	expect_eq "in flight: the dropper's cgroup" "$STUCK_CG" "/$POD/drop"
-	expect_eq "in flight: the spinner's cgroup" "$STUCK_SPIN_CG" "/$POD/spin"
+if new_cgroup $CALLER_CG && new_cgroup $SPIN_CG && check "in flight: RT throttling off" stuck_setup; then
+	STUCK_ARGS=-X STUCK_PLACE=place_apart stuck_run "$TMPDIR_TEST/stuck" \
+		--stuck ${STUCK_MS}ms -T ${T_MS}ms 0.2 || fail "in flight: stuck run (text)"
+	expect_eq "in flight: the dropper's cgroup" "$STUCK_CG" "/$CALLER_CG"
+	expect_eq "in flight: the spinner's cgroup" "$STUCK_SPIN_CG" "/$SPIN_CG"
+	check "in flight: the spinner a process of its own" test "$SPIN_PID" != "$PID"
 	stuck_check_text "$(mode_of "$TMPDIR_TEST/stuck")" "$TMPDIR_TEST/stuck"
-	STUCK_PLACE=place_apart stuck_run "$TMPDIR_TEST/stuck.json" --stuck ${STUCK_MS}ms -T ${T_MS}ms -j 0.2 ||
-		fail "in flight: stuck run (json)"
+	STUCK_ARGS=-X STUCK_PLACE=place_apart stuck_run "$TMPDIR_TEST/stuck.json" \
+		--stuck ${STUCK_MS}ms -T ${T_MS}ms -j 0.2 || fail "in flight: stuck run (json)"
 	stuck_check_json "$(mode_of "$TMPDIR_TEST/stuck")" "$TMPDIR_TEST/stuck.json"
 	stuck_restore
-	drop_cgroup $POD/spin && drop_cgroup $POD/drop && drop_cgroup $POD
+	drop_cgroup $SPIN_CG && drop_cgroup $CALLER_CG
 else
-	fail "in flight: a threaded subtree for the spinner and RT throttling off"
+	fail "in flight: two cgroups and RT throttling off"
 fi
 
 # No cgroup v2 hierarchy: here its mounts hidden in a mount namespace of

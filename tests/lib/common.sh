@@ -58,12 +58,12 @@ site_field() {
 			print $(cg && n >= 3 ? n + 1 : n); exit }' "$1"
 }
 
-# cgroup_of PID [TID]: the cgroup v2 path of a task, as drainstat names
-# it, where a cgroup v2 hierarchy is mounted; nothing where none is (drainstat
-# then shows no cgroup in flight).
+# cgroup_of TID: the cgroup v2 path of a task, as drainstat names it, where a
+# cgroup v2 hierarchy is mounted; nothing where none is (drainstat then shows
+# no cgroup in flight).
 cgroup_of() {
 	grep -q ' - cgroup2 ' /proc/self/mountinfo || return 0
-	sed -n 's/^0:://p' "/proc/$1/task/${2:-$1}/cgroup"
+	sed -n 's/^0:://p' "/proc/$1/cgroup"
 }
 
 # re_quote TEXT: TEXT as a grep basic regex that matches it alone.

@@ -107,6 +107,7 @@ stuck_drainstat_cpu() {
 # stuck_run OUT ARGS...: drainstat -v ARGS -p <stuckdrain> on
 # stuck_drainstat_cpu around one held drain, into OUT, OUT.err and OUT.wl (the
 # workload's facts, "name value" lines). With POLL set, $POLL runs meanwhile.
+# STUCK_ARGS: more stuckdrain options (-X: the spinner a process of its own).
 # With STUCK_PLACE set, $STUCK_PLACE PID runs once the workload is set up and
 # before drainstat starts (it may move the spinner to a cgroup of its own).
 # STUCK_CG and STUCK_SPIN_CG: the dropper's and the spinner's cgroups then.
@@ -121,14 +122,14 @@ stuck_run() {
 }
 
 # stuck_spinner_tid PID: stuckdrain's spinner, the thread pinned to CPU 1
-# (before the spin, every thread is named sd-setup).
+# (before the spin, every thread is named sd-setup), or with -X its child.
 stuck_spinner_tid() {
 	local t
 	for t in /proc/$1/task/*; do
 		grep -qx 'Cpus_allowed_list:[[:space:]]*1' "$t/status" 2>/dev/null &&
 			{ echo "${t##*/}"; return 0; }
 	done
-	return 1
+	pgrep -P "$1"
 }
 
 stuck_run_once() {
@@ -141,13 +142,14 @@ stuck_run_once() {
 	# stuckdrain's 10 s: far below the workqueue watchdog's 30 s
 	[ -n "${STOP_WHILE_HELD:-}" ] && spin_ms=$STUCK_HOLD_MAX_MS
 	# -H: it stays once done, so that -p's end of the run is not its exit
+	# shellcheck disable=SC2086 # STUCK_ARGS: words
 	"$STUCKDRAIN" -W -m -H -t "$spin_ms" -a 1 -b 0 -c sd-dropper -S sd-spin -w sd-waiter \
-		"$STUCK_DATA" >"$out.wl" 2>&1 &
+		${STUCK_ARGS:-} "$STUCK_DATA" >"$out.wl" 2>&1 &
 	wl=$!
 	wait_comm $wl sd-dropper || return 1
 	[ -n "${STUCK_PLACE:-}" ] && { $STUCK_PLACE $wl || return 1; }
 	STUCK_CG=$(cgroup_of $wl)
-	STUCK_SPIN_CG=$(cgroup_of $wl "$(stuck_spinner_tid $wl)")
+	STUCK_SPIN_CG=$(cgroup_of "$(stuck_spinner_tid $wl)")
 	# a run before into OUT (stuck_run's second) left its mode line there, and
 	# the background job's redirection truncates it only once it runs
 	rm -f "$out" "$out.err"
@@ -195,6 +197,7 @@ stuck_run_once() {
 	PID=$(sed -n 's/^pid //p' "$out.wl")
 	DROPPER=$(awk '$1 == "dropper_tid" { print $2 }' "$out.wl")
 	SPINNER=$(awk '$1 == "spinner_tid" { print $2 }' "$out.wl")
+	SPIN_PID=$(awk '$1 == "spinner_pid" { print $2 }' "$out.wl")
 	WAITER=$(awk '$1 == "waiter_tid" { print $2 }' "$out.wl")
 	WAIT_MS=$(awk '$1 == "dropper_wait_ms" { print $2 }' "$out.wl")
 	AFTER_FLUSH=$(awk '$1 == "waiter_after_flush" { print $2 }' "$out.wl")
@@ -325,7 +328,7 @@ stuck_check_filtered() {
 		"^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise$(cgroup_text_re "$STUCK_CG"): in flight $d, works pending" \
 		"$out.stuck"
 	check "$mode -C 0: CPU 1 named outside -C, with its spinner" grep -q \
-		"^    CPU 1 (outside -C): pending $d; runs sd-spin pid $PID tid $SPINNER$(cgroup_text_re "$STUCK_SPIN_CG"), FIFO 50" \
+		"^    CPU 1 (outside -C): pending $d; runs sd-spin pid $SPIN_PID tid $SPINNER$(cgroup_text_re "$STUCK_SPIN_CG"), FIFO 50" \
 		"$out.stuck"
 	check "$mode -C 0: the caller never shown done or on the mutex" \
 		bash -c "! grep -E '^  sd-dropper .*(returning|waiting for the drain mutex)' '$out'"
@@ -346,7 +349,7 @@ stuck_check_text() {
 	expect_eq "$mode text: exit 0" "$DS_RC" 0
 	stuck_check_held "$mode text"
 	drain="^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise$(cgroup_text_re "$STUCK_CG"): in flight $d, works pending"
-	cpu="^    CPU 1: pending $d; runs sd-spin pid $PID tid $SPINNER$(cgroup_text_re "$STUCK_SPIN_CG"), FIFO 50, for $d$(
+	cpu="^    CPU 1: pending $d; runs sd-spin pid $SPIN_PID tid $SPINNER$(cgroup_text_re "$STUCK_SPIN_CG"), FIFO 50, for $d$(
 		[ "${STUCK_ISOLATED:-false}" = true ] && echo ' (isolated, nohz_full)')$"
 	# the reports from the first that says STUCK, without the -T events
 	awk '/^STUCK: /,0' "$out" | grep -v 'DRAIN IN FLIGHT' >"$out.stuck"
@@ -415,7 +418,7 @@ stuck_check_interrupted() {
 	fi
 	if drain_has_work "$out" \
 		"^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise$(cgroup_text_re "$STUCK_CG"): in flight .*, works pending" \
-		"^    CPU 1: pending .*; runs sd-spin pid $PID tid $SPINNER$(cgroup_text_re "$STUCK_SPIN_CG"), FIFO 50, for "; then
+		"^    CPU 1: pending .*; runs sd-spin pid $SPIN_PID tid $SPINNER$(cgroup_text_re "$STUCK_SPIN_CG"), FIFO 50, for "; then
 		pass "$mode SIGINT: the drain, its pending work and the spinner"
 	else
 		fail "$mode SIGINT: the drain, its pending work and the spinner" \
@@ -430,7 +433,7 @@ stuck_check_json() {
 	expect_eq "$mode json: exit 0" "$DS_RC" 0
 	stuck_check_held "$mode json"
 	drain="{\"pid\":$PID,\"tid\":$DROPPER,\"comm\":\"sd-dropper\",$(cgroup_json_re "$STUCK_CG"),\"site\":\"generic_fadvise\",\"caller_cpu\":0,\"age_ns\":$n,\"stuck\":true,\"state\":\"works_pending\""
-	work="{\"target_cpu\":1,\"state\":\"pending\",\"age_ns\":$n,\"self\":false,\"isolated\":${STUCK_ISOLATED:-false},\"nohz_full\":${STUCK_ISOLATED:-false},\"outside_filter\":false,\"running\":{\"idle\":false,\"comm\":\"sd-spin\",\"pid\":$PID,\"tid\":$SPINNER,$(cgroup_json_re "$STUCK_SPIN_CG"),\"policy\":\"FIFO\",\"priority\":50,\"running_ns\":[1-9][0-9]*}"
+	work="{\"target_cpu\":1,\"state\":\"pending\",\"age_ns\":$n,\"self\":false,\"isolated\":${STUCK_ISOLATED:-false},\"nohz_full\":${STUCK_ISOLATED:-false},\"outside_filter\":false,\"running\":{\"idle\":false,\"comm\":\"sd-spin\",\"pid\":$SPIN_PID,\"tid\":$SPINNER,$(cgroup_json_re "$STUCK_SPIN_CG"),\"policy\":\"FIFO\",\"priority\":50,\"running_ns\":[1-9][0-9]*}"
 	check "$mode json: a report with the stuck drain, its caller and site" \
 		grep -q "^{\"time\":[^,]*,\"version\":.*\"stuck_drains\":[12],.*\"in_flight\":\[.*$drain" "$out"
 	check "$mode json: its pending work on CPU 1, the spinner there" grep -q "$drain.*$work" "$out"
