@@ -138,10 +138,10 @@ static void usage(FILE *f)
 		"FILE must be on a block filesystem (not tmpfs); it is extended to 1 MiB.\n"
 		"Prints \"pid N\" first, at the end one \"name value\" a line: spinner_tid,\n"
 		"spinner_pid, spinner_cpu, spinner_spin_ms, dropper_tid, dropper_cpu,\n"
-		"dropper_wait_ms and, with -m, waiter_tid, waiter_delay_ms, waiter_wait_ms, "
-		"waiter_after_flush (1:\n"
-		"the dropper was seen waiting for its works first). SIGINT or SIGTERM end\n"
-		"the -W wait (exit 0, nothing measured) or the spin early.\n"
+		"dropper_wait_ms and, with -m, waiter_tid, waiter_delay_ms, waiter_wait_ms,\n"
+		"waiter_after_flush (1: the dropper was seen waiting for its works first).\n"
+		"SIGINT or SIGTERM end the -W wait (exit 0, nothing measured) or the spin\n"
+		"early.\n"
 		"Exit codes: 0 ok, 64 usage, 1 a failed operation (one line on stderr).\n");
 }
 
