@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * empty_loader [--full | --kprobe] [--floor]: attaches the empty programs of
+ * empty_loader [--full | --kprobe] [--floor] [--route R]: attaches the empty programs of
  * bpf/bench_empty.bpf.c, says "attached" on stdout, and holds them until SIGINT
  * or SIGTERM. bench/run and bench/vm.sh read their run_time_ns beside
  * drainstat's to price drainstat's programs.
  *
  * Always the tracepoint set; --full adds the fentry/fexit drain hooks, --kprobe
  * the kprobe/kretprobe ones. The others are not even loaded: fentry programs
- * fail to load where the kernel refuses fentry. --floor puts floor_fadvise_*
- * (a clock read each) on the fadvise syscall in place of the empty ones.
+ * fail to load where the kernel refuses fentry. --floor puts floors on the
+ * fadvise syscall in place of the empty programs: floor_fadvise_* (a clock
+ * read each) and stamp_fadvise_* (a timestamp kept per task). --route R adds
+ * route_R_fadvise_*, one of the ways drainstat could keep a call in flight
+ * in place of the empty ones (hash, slot, index, task: bench/routes runs one
+ * loader for each, each first in turn).
  */
 #include <errno.h>
 #include <signal.h>
@@ -43,22 +47,33 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static int parse_args(int argc, char **argv, enum hook_set *set, bool *floor)
+/* What to load besides the tracepoint set. */
+struct load_opts {
+	enum hook_set set;
+	bool floor;
+	const char *route; /* hash, slot, task or NULL */
+};
+
+static int parse_args(int argc, char **argv, struct load_opts *o)
 {
 	int i;
 
-	*set = SET_TRACEPOINTS;
-	*floor = false;
+	*o = (struct load_opts){.set = SET_TRACEPOINTS};
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--full") && *set == SET_TRACEPOINTS)
-			*set = SET_FULL;
-		else if (!strcmp(argv[i], "--kprobe") && *set == SET_TRACEPOINTS)
-			*set = SET_KPROBE;
-		else if (!strcmp(argv[i], "--floor") && !*floor)
-			*floor = true;
+		if (!strcmp(argv[i], "--full") && o->set == SET_TRACEPOINTS)
+			o->set = SET_FULL;
+		else if (!strcmp(argv[i], "--kprobe") && o->set == SET_TRACEPOINTS)
+			o->set = SET_KPROBE;
+		else if (!strcmp(argv[i], "--floor") && !o->floor)
+			o->floor = true;
+		else if (!strcmp(argv[i], "--route") && !o->route && i + 1 < argc)
+			o->route = argv[++i];
 		else
 			return -EINVAL;
 	}
+	if (o->route && strcmp(o->route, "hash") && strcmp(o->route, "slot") &&
+	    strcmp(o->route, "task") && strcmp(o->route, "index"))
+		return -EINVAL;
 	return 0;
 }
 
@@ -78,31 +93,56 @@ static void drain_hooks(struct bench_empty_bpf *s, struct drain_hook *h)
 	memcpy(h, hooks, sizeof(hooks));
 }
 
-/* Loads the tracepoint set (fadvise: the floor or the empty pair) and the drain hooks of SET. */
-static int load(struct bench_empty_bpf *skel, const struct drain_hook *hooks, enum hook_set set,
-		bool floor)
+#define NR_FADVISE_PROGS 14
+
+/* The fadvise programs, each with whether O loads it. */
+static void fadvise_progs(struct bench_empty_bpf *s, const struct load_opts *o,
+			  struct bpf_program **progs, bool *wanted)
 {
+	struct bpf_program *p[NR_FADVISE_PROGS] = {
+	    s->progs.empty_fadvise_enter,	s->progs.empty_fadvise_exit,
+	    s->progs.floor_fadvise_enter,	s->progs.floor_fadvise_exit,
+	    s->progs.stamp_fadvise_enter,	s->progs.stamp_fadvise_exit,
+	    s->progs.route_hash_fadvise_enter,	s->progs.route_hash_fadvise_exit,
+	    s->progs.route_slot_fadvise_enter,	s->progs.route_slot_fadvise_exit,
+	    s->progs.route_task_fadvise_enter,	s->progs.route_task_fadvise_exit,
+	    s->progs.route_index_fadvise_enter, s->progs.route_index_fadvise_exit,
+	};
+	const char *r = o->route ? o->route : "";
+	const bool hash = !strcmp(r, "hash"), slot = !strcmp(r, "slot"), task = !strcmp(r, "task"),
+		   index = !strcmp(r, "index");
+	const bool empty = !o->floor && !o->route;
+	const bool w[NR_FADVISE_PROGS] = {empty,    empty, o->floor, o->floor, o->floor,
+					  o->floor, hash,  hash,     slot,     slot,
+					  task,	    task,  index,    index};
+
+	memcpy(progs, p, sizeof(p));
+	memcpy(wanted, w, sizeof(w));
+}
+
+/* Loads the tracepoint set (fadvise: as O says) and the drain hooks of O's set. */
+static int load(struct bench_empty_bpf *skel, const struct drain_hook *hooks,
+		const struct load_opts *o)
+{
+	struct bpf_program *progs[NR_FADVISE_PROGS];
+	bool wanted[NR_FADVISE_PROGS], tracefs;
 	struct btf_facts btf;
-	int i;
+	int i, cpus = libbpf_num_possible_cpus();
 
 	for (i = 0; i < NR_DRAIN_HOOKS; i++)
-		bpf_program__set_autoload(hooks[i].prog, hooks[i].set == set);
-	bpf_program__set_autoload(skel->progs.empty_fadvise_enter, !floor);
-	bpf_program__set_autoload(skel->progs.empty_fadvise_exit, !floor);
-	bpf_program__set_autoload(skel->progs.floor_fadvise_enter, floor);
-	bpf_program__set_autoload(skel->progs.floor_fadvise_exit, floor);
+		bpf_program__set_autoload(hooks[i].prog, hooks[i].set == o->set);
 	/* a tp_btf program on a missing tracepoint (6.1 has no ipi_send_cpu) fails the load */
 	probe__btf_facts(&btf);
 	if (!btf.ipi_send_cpu)
 		bpf_program__set_autoload(skel->progs.empty_ipi_send_cpu, false);
 	/* tracepoint/ programs find their event in tracefs, mounted privately if need be */
-	if (probe__mount_tracefs("/sys/kernel/tracing") < 0) {
+	tracefs = probe__mount_tracefs("/sys/kernel/tracing") >= 0;
+	if (!tracefs)
 		fprintf(stderr, "empty_loader: no tracefs: no fadvise baseline\n");
-		bpf_program__set_autoload(skel->progs.empty_fadvise_enter, false);
-		bpf_program__set_autoload(skel->progs.empty_fadvise_exit, false);
-		bpf_program__set_autoload(skel->progs.floor_fadvise_enter, false);
-		bpf_program__set_autoload(skel->progs.floor_fadvise_exit, false);
-	}
+	fadvise_progs(skel, o, progs, wanted);
+	for (i = 0; i < NR_FADVISE_PROGS; i++)
+		bpf_program__set_autoload(progs[i], tracefs && wanted[i]);
+	skel->rodata->route_nr_cpus = cpus > 0 ? (__u32)cpus : 1;
 	return bench_empty_bpf__load(skel);
 }
 
@@ -132,13 +172,12 @@ int main(int argc, char **argv)
 	struct bpf_link *links[NR_DRAIN_HOOKS] = {};
 	struct drain_hook hooks[NR_DRAIN_HOOKS];
 	struct bench_empty_bpf *skel;
+	struct load_opts opts;
 	sigset_t block, old;
-	enum hook_set set;
 	int err, i, stats_fd = -1;
-	bool floor;
 
-	if (parse_args(argc, argv, &set, &floor)) {
-		fprintf(stderr, "usage: empty_loader [--full | --kprobe] [--floor]\n");
+	if (parse_args(argc, argv, &opts)) {
+		fprintf(stderr, "usage: empty_loader [--full | --kprobe] [--floor] [--route R]\n");
 		return 2;
 	}
 	/* Blocked until sigsuspend(), so a signal cannot slip in before we wait. */
@@ -155,7 +194,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	drain_hooks(skel, hooks);
-	err = load(skel, hooks, set, floor);
+	err = load(skel, hooks, &opts);
 	if (err) {
 		fprintf(stderr, "empty_loader: loading bench_empty failed: %s\n", strerror(-err));
 		goto cleanup;
@@ -165,7 +204,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "empty_loader: attaching bench_empty failed: %s\n", strerror(-err));
 		goto cleanup;
 	}
-	err = attach_kprobes(hooks, set, links);
+	err = attach_kprobes(hooks, opts.set, links);
 	if (err)
 		goto cleanup;
 	/*
