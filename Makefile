@@ -93,6 +93,15 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
 $(OUT)/tests/bpf_%: tests/bpf/test_%.c $(OUT)/drainstat.skel.h | $(OUT)/tests
 	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LDFLAGS) $(LDLIBS)
 
+# A test's own BPF programs: bpf/'s bodies in wrappers the kernel can test-run.
+$(OUT)/tests/%.bpf.o: tests/bpf/%.bpf.c | $(OUT)/tests
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/tests/%.skel.h: $(OUT)/tests/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+$(OUT)/tests/bpf_fadvise: $(OUT)/tests/fadvise_calls.skel.h
+
 # Frame pointers: the -T log walks the workloads' user stacks with them.
 $(OUT)/tests/%: tests/workload/%.c | $(OUT)/tests
 	$(CC) $(CFLAGS) -fno-omit-frame-pointer -pthread -o $@ $< $(LDFLAGS)

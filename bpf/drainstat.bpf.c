@@ -64,14 +64,14 @@ int BPF_PROG(drainstat_execute_end, struct work_struct *work, work_func_t functi
 SEC("tracepoint/syscalls/sys_enter_" DRAINSTAT_FADVISE_SYSCALL)
 int drainstat_fadvise_enter(struct trace_event_raw_sys_enter *ctx)
 {
-	fadvise_enter(ctx);
+	fadvise_enter(bpf_get_current_pid_tgid(), (__u32)ctx->args[3]);
 	return 0;
 }
 
 SEC("tracepoint/syscalls/sys_exit_" DRAINSTAT_FADVISE_SYSCALL)
 int drainstat_fadvise_exit(struct trace_event_raw_sys_exit *ctx)
 {
-	fadvise_exit();
+	fadvise_exit(bpf_get_current_pid_tgid());
 	return 0;
 }
 

@@ -11,13 +11,26 @@
 #include "globals.bpf.h"
 #include "filters.bpf.h"
 #include "hist.bpf.h"
-#include "maps.bpf.h"
 
-/* The task's posix_fadvise() call in flight, NULL if none. */
+/* The slot of tid's calls, wherever the task runs. */
+static __always_inline struct fadvise_slot *fadvise_slot_of(__u32 tid)
+{
+	__u32 i = tid % FADVISE_SLOTS;
+
+	return bpf_map_lookup_elem(&fadvise_slots, &i);
+}
+
+/* The task's posix_fadvise() call in flight, NULL if none: in its slot, else moved. */
 static __always_inline struct fadvise_call *fadvise_call_of(__u32 tid)
 {
-	struct fadvise_call *f = bpf_map_lookup_elem(&fadvise_calls, &tid);
+	struct fadvise_slot *s = fadvise_slot_of(tid);
+	struct fadvise_call *f;
 
+	if (s && s->tid == tid && s->call.start_ns)
+		return &s->call;
+	if (!fadvise_calls_moved)
+		return NULL;
+	f = bpf_map_lookup_elem(&fadvise_calls, &tid);
 	return f && f->start_ns ? f : NULL;
 }
 
@@ -31,49 +44,79 @@ static __always_inline __u64 mark_escalation(struct fadvise_call *f)
 	return f->start_ns;
 }
 
-/* sys_enter of fadvise: the task's call starts (its advice: the fourth argument). */
-static __always_inline void fadvise_enter(struct trace_event_raw_sys_enter *ctx)
+/*
+ * Another task's call in flight in slot s (their tids collide; that task is
+ * asleep, preempted or running elsewhere mid-call): to fadvise_calls, where
+ * its exit and its drain find it.
+ */
+static __always_inline void fadvise_move(struct fadvise_slot *s)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)pid_tgid;
-	struct fadvise_call *call;
+	__u32 tid = s->tid;
 
-	if (!task_selected(pid_tgid))
-		return;
-	call = lookup_or_insert(&fadvise_calls, &tid, &zero_call);
-	if (!call) {
+	if (bpf_map_update_elem(&fadvise_calls, &tid, &s->call, BPF_ANY)) {
 		count(CNT_FADVISE_MAP_FULL);
 		return;
 	}
-	call->advice = (__u32)ctx->args[3];
-	call->escalated = 0;
-	call->start_ns = bpf_ktime_get_ns();
+	__sync_fetch_and_add(&fadvise_calls_moved, 1);
 }
 
-/* sys_exit of fadvise: the call's latency and whether it escalated, in its advice's slot. */
-static __always_inline void fadvise_exit(void)
+/* sys_enter of fadvise: the task's call starts, with its advice (the syscall's fourth argument). */
+static __always_inline void fadvise_enter(__u64 pid_tgid, __u32 advice)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
-	struct fadvise_call *call;
-	struct fadvise_stats *f;
-	__u32 slot;
+	struct fadvise_slot *s;
 
-	/* as at entry: the filters first, then the map */
 	if (!task_selected(pid_tgid))
+		return;
+	s = fadvise_slot_of(tid);
+	if (!s)
+		return;
+	if (s->call.start_ns && s->tid != tid)
+		fadvise_move(s);
+	s->tid = tid;
+	s->call.advice = advice;
+	s->call.escalated = 0;
+	s->call.start_ns = bpf_ktime_get_ns();
+}
+
+/* A call ends: its latency and whether it escalated, in its advice's slot. */
+static __always_inline void fadvise_count(const struct fadvise_call *call)
+{
+	__u32 slot = call->advice < FADVISE_ADVICE_OTHER ? call->advice : FADVISE_ADVICE_OTHER;
+	struct fadvise_stats *f = bpf_map_lookup_elem(&fadvise, &slot);
+
+	if (!f)
+		return;
+	/* the call counted first: a reader never sees more escalations than calls */
+	hist_add(&f->latency_ns, bpf_ktime_get_ns() - call->start_ns);
+	if (call->escalated)
+		__sync_fetch_and_add(&f->escalations, 1);
+}
+
+/* sys_exit of fadvise: the task's call ends, from its slot or from where it was moved. */
+static __always_inline void fadvise_exit(__u64 pid_tgid)
+{
+	__u32 tid = (__u32)pid_tgid;
+	struct fadvise_slot *s;
+	struct fadvise_call *call;
+
+	/* as at entry: the filters first, then the maps */
+	if (!task_selected(pid_tgid))
+		return;
+	s = fadvise_slot_of(tid);
+	if (s && s->tid == tid && s->call.start_ns) {
+		fadvise_count(&s->call);
+		s->call.start_ns = 0;
+		return;
+	}
+	if (!fadvise_calls_moved)
 		return;
 	call = bpf_map_lookup_elem(&fadvise_calls, &tid);
 	if (!call || !call->start_ns)
 		return;
-	slot = call->advice < FADVISE_ADVICE_OTHER ? call->advice : FADVISE_ADVICE_OTHER;
-	f = bpf_map_lookup_elem(&fadvise, &slot);
-	if (f) {
-		/* the call counted first: a reader never sees more escalations than calls */
-		hist_add(&f->latency_ns, bpf_ktime_get_ns() - call->start_ns);
-		if (call->escalated)
-			__sync_fetch_and_add(&f->escalations, 1);
-	}
-	call->start_ns = 0;
+	fadvise_count(call);
+	if (!bpf_map_delete_elem(&fadvise_calls, &tid))
+		__sync_fetch_and_add(&fadvise_calls_moved, -1);
 }
 
 #endif /* FADVISE_BPF_H */

@@ -104,6 +104,27 @@ struct fadvise_call {
 };
 
 /*
+ * The calls in flight, each in the slot of its task's tid % FADVISE_SLOTS: an
+ * array lookup where a hash lookup was (bench/routes: some 150ns a call less
+ * than the hash by tid, and less than task local storage), and the same slot
+ * wherever the task runs, migrated or preempted mid-call. A call that finds
+ * another task's call in flight in its slot (their tids collide) moves that
+ * one to fadvise_calls, where its exit and its drain look while
+ * fadvise_calls_moved says any call is there.
+ */
+#define FADVISE_SLOTS 1024
+
+struct fadvise_slot {
+	__u32 tid;
+	__u32 pad;
+	struct fadvise_call call;
+	__u64 line[5]; /* a cache line a slot (the map is page-aligned): callers write apart */
+};
+
+/* Calls moved to fadvise_calls, not yet taken back: at least as many as it holds. */
+__u32 fadvise_calls_moved;
+
+/*
  * Where a drain came from when that is known without a stack walk: the return
  * address into its caller (entry visible), or the advice of the fadvise call
  * it came in (SOURCE_FADVISE), and its comm and cgroup.
@@ -158,7 +179,6 @@ struct ipi_gate {
 
 static const struct slow_targets zero_targets;
 static const struct drain_state zero_drain;
-static const struct fadvise_call zero_call;
 
 /* A stack map of so many buckets: stacks of DRAINSTAT_MAX_STACK_DEPTH frames, by id. */
 #define STACK_MAP(buckets)                                                                         \
@@ -256,7 +276,20 @@ struct {
 	__type(value, struct drain_state);
 } drains SEC(".maps");
 
-/* LRU, by task: a task's entry is reused by its every call, never deleted. */
+/* The fadvise calls in flight, in the slot of their tid (see struct fadvise_slot). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FADVISE_SLOTS);
+	__uint(map_flags, BPF_F_MMAPABLE); /* for the value's page alignment */
+	__type(key, __u32);
+	__type(value, struct fadvise_slot);
+} fadvise_slots SEC(".maps");
+
+/*
+ * By tid, the calls moved out of their slot, each deleted at its exit. LRU:
+ * one whose exit never came (the task filtered out mid-call) is dropped in
+ * time.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 10240);
