@@ -10,9 +10,10 @@
  * fail to load where the kernel refuses fentry. --floor puts floors on the
  * fadvise syscall in place of the empty programs: floor_fadvise_* (a clock
  * read each) and stamp_fadvise_* (a timestamp kept per task). --route R adds
- * route_R_fadvise_*, one of the ways drainstat could keep a call in flight
- * in place of the empty ones (hash, slot, index, task: bench/routes runs one
- * loader for each, each first in turn).
+ * route_R_fadvise_*, one of the ways drainstat could keep a call in flight,
+ * in place of the empty ones (hash, slot, index, index-hist: index with
+ * drainstat's histogram, task); bench/routes runs a loader for each, each
+ * first in turn.
  */
 #include <errno.h>
 #include <signal.h>
@@ -72,7 +73,7 @@ static int parse_args(int argc, char **argv, struct load_opts *o)
 			return -EINVAL;
 	}
 	if (o->route && strcmp(o->route, "hash") && strcmp(o->route, "slot") &&
-	    strcmp(o->route, "task") && strcmp(o->route, "index"))
+	    strcmp(o->route, "task") && strcmp(o->route, "index") && strcmp(o->route, "index-hist"))
 		return -EINVAL;
 	return 0;
 }
@@ -110,7 +111,7 @@ static void fadvise_progs(struct bench_empty_bpf *s, const struct load_opts *o,
 	};
 	const char *r = o->route ? o->route : "";
 	const bool hash = !strcmp(r, "hash"), slot = !strcmp(r, "slot"), task = !strcmp(r, "task"),
-		   index = !strcmp(r, "index");
+		   index = !strcmp(r, "index") || !strcmp(r, "index-hist");
 	const bool empty = !o->floor && !o->route;
 	const bool w[NR_FADVISE_PROGS] = {empty,    empty, o->floor, o->floor, o->floor,
 					  o->floor, hash,  hash,     slot,     slot,
@@ -143,6 +144,7 @@ static int load(struct bench_empty_bpf *skel, const struct drain_hook *hooks,
 	for (i = 0; i < NR_FADVISE_PROGS; i++)
 		bpf_program__set_autoload(progs[i], tracefs && wanted[i]);
 	skel->rodata->route_nr_cpus = cpus > 0 ? (__u32)cpus : 1;
+	skel->rodata->route_index_hist = o->route && !strcmp(o->route, "index-hist");
 	return bench_empty_bpf__load(skel);
 }
 

@@ -9,6 +9,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "drainstat.h"
+#include "hist.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -308,6 +309,35 @@ int route_index_fadvise_enter(struct trace_event_raw_sys_enter *ctx)
 	return 0;
 }
 
+/*
+ * --route index-hist: the index route whose exit adds the call's time to a
+ * histogram all CPUs share, with drainstat's atomics (hist_add()), where the
+ * others add to a per-CPU counter: the price of drainstat's histogram.
+ */
+const volatile bool route_index_hist;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hist);
+} route_hist SEC(".maps");
+
+static __always_inline void route_index_end(struct route_call *c)
+{
+	__u32 zero = 0;
+	struct hist *h;
+
+	if (!route_index_hist) {
+		route_end(SUM_INDEX, c);
+		return;
+	}
+	h = bpf_map_lookup_elem(&route_hist, &zero);
+	if (h)
+		hist_add(h, bpf_ktime_get_ns() - c->start_ns);
+	c->start_ns = 0;
+}
+
 SEC("tracepoint/syscalls/sys_exit_" DRAINSTAT_FADVISE_SYSCALL)
 int route_index_fadvise_exit(void *ctx)
 {
@@ -318,7 +348,7 @@ int route_index_fadvise_exit(void *ctx)
 	if (!s)
 		return 0;
 	if (s->tid == tid && s->call.start_ns) {
-		route_end(SUM_INDEX, &s->call);
+		route_index_end(&s->call);
 		return 0;
 	}
 	if (!route_moved_nr)
@@ -326,7 +356,7 @@ int route_index_fadvise_exit(void *ctx)
 	c = bpf_map_lookup_elem(&route_moved, &tid);
 	if (!c)
 		return 0;
-	timed_add(SUM_INDEX, bpf_ktime_get_ns() - c->start_ns);
+	route_index_end(c);
 	if (!bpf_map_delete_elem(&route_moved, &tid))
 		__sync_fetch_and_add(&route_moved_nr, -1);
 	return 0;
