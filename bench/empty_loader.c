@@ -12,8 +12,8 @@
  * read each) and stamp_fadvise_* (a timestamp kept per task). --route R adds
  * route_R_fadvise_*, one of the ways drainstat could keep a call in flight,
  * in place of the empty ones (hash, slot, index, index-hist: index with
- * drainstat's histogram, task); bench/routes runs a loader for each, each
- * first in turn.
+ * drainstat's histogram, index-pcpu: with one per CPU, task); bench/routes
+ * runs a loader for each, each first in turn.
  */
 #include <errno.h>
 #include <signal.h>
@@ -73,7 +73,8 @@ static int parse_args(int argc, char **argv, struct load_opts *o)
 			return -EINVAL;
 	}
 	if (o->route && strcmp(o->route, "hash") && strcmp(o->route, "slot") &&
-	    strcmp(o->route, "task") && strcmp(o->route, "index") && strcmp(o->route, "index-hist"))
+	    strcmp(o->route, "task") && strcmp(o->route, "index") &&
+	    strcmp(o->route, "index-hist") && strcmp(o->route, "index-pcpu"))
 		return -EINVAL;
 	return 0;
 }
@@ -111,7 +112,7 @@ static void fadvise_progs(struct bench_empty_bpf *s, const struct load_opts *o,
 	};
 	const char *r = o->route ? o->route : "";
 	const bool hash = !strcmp(r, "hash"), slot = !strcmp(r, "slot"), task = !strcmp(r, "task"),
-		   index = !strcmp(r, "index") || !strcmp(r, "index-hist");
+		   index = !strncmp(r, "index", 5);
 	const bool empty = !o->floor && !o->route;
 	const bool w[NR_FADVISE_PROGS] = {empty,    empty, o->floor, o->floor, o->floor,
 					  o->floor, hash,  hash,     slot,     slot,
@@ -144,7 +145,10 @@ static int load(struct bench_empty_bpf *skel, const struct drain_hook *hooks,
 	for (i = 0; i < NR_FADVISE_PROGS; i++)
 		bpf_program__set_autoload(progs[i], tracefs && wanted[i]);
 	skel->rodata->route_nr_cpus = cpus > 0 ? (__u32)cpus : 1;
-	skel->rodata->route_index_hist = o->route && !strcmp(o->route, "index-hist");
+	if (o->route && !strcmp(o->route, "index-hist"))
+		skel->rodata->route_index_hist = 1; /* ROUTE_HIST_SHARED */
+	else if (o->route && !strcmp(o->route, "index-pcpu"))
+		skel->rodata->route_index_hist = 2; /* ROUTE_HIST_PER_CPU */
 	return bench_empty_bpf__load(skel);
 }
 

@@ -313,8 +313,11 @@ int route_index_fadvise_enter(struct trace_event_raw_sys_enter *ctx)
  * --route index-hist: the index route whose exit adds the call's time to a
  * histogram all CPUs share, with drainstat's atomics (hist_add()), where the
  * others add to a per-CPU counter: the price of drainstat's histogram.
+ * --route index-pcpu: the same histogram, one per CPU (hist_add_local()).
  */
-const volatile bool route_index_hist;
+enum { ROUTE_HIST_NONE, ROUTE_HIST_SHARED, ROUTE_HIST_PER_CPU };
+
+const volatile __u32 route_index_hist;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -323,18 +326,29 @@ struct {
 	__type(value, struct hist);
 } route_hist SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct hist);
+} route_cpu_hist SEC(".maps");
+
 static __always_inline void route_index_end(struct route_call *c)
 {
 	__u32 zero = 0;
 	struct hist *h;
 
-	if (!route_index_hist) {
+	if (route_index_hist == ROUTE_HIST_NONE) {
 		route_end(SUM_INDEX, c);
 		return;
 	}
-	h = bpf_map_lookup_elem(&route_hist, &zero);
-	if (h)
+	h = bpf_map_lookup_elem(route_index_hist == ROUTE_HIST_SHARED ? (void *)&route_hist
+								      : (void *)&route_cpu_hist,
+				&zero);
+	if (h && route_index_hist == ROUTE_HIST_SHARED)
 		hist_add(h, bpf_ktime_get_ns() - c->start_ns);
+	else if (h)
+		hist_add_local(h, bpf_ktime_get_ns() - c->start_ns);
 	c->start_ns = 0;
 }
 
