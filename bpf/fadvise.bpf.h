@@ -11,6 +11,7 @@
 #include "globals.bpf.h"
 #include "filters.bpf.h"
 #include "hist.bpf.h"
+#include "maps.bpf.h"
 
 /* The slot of tid's calls, wherever the task runs. */
 static __always_inline struct fadvise_slot *fadvise_slot_of(__u32 tid)
@@ -20,7 +21,7 @@ static __always_inline struct fadvise_slot *fadvise_slot_of(__u32 tid)
 	return bpf_map_lookup_elem(&fadvise_slots, &i);
 }
 
-/* The task's posix_fadvise() call in flight, NULL if none: in its slot, else moved. */
+/* The task's posix_fadvise() call in flight, NULL if none: in its slot, else in fadvise_calls. */
 static __always_inline struct fadvise_call *fadvise_call_of(__u32 tid)
 {
 	struct fadvise_slot *s = fadvise_slot_of(tid);
@@ -45,38 +46,45 @@ static __always_inline __u64 mark_escalation(struct fadvise_call *f)
 }
 
 /*
- * Another task's call in flight in slot s (their tids collide; that task is
- * asleep, preempted or running elsewhere mid-call): to fadvise_calls, where
- * its exit and its drain find it.
+ * The slot of tid's call, claimed: free, or tid's own already (a call whose
+ * exit never came). A slot another task holds is never written: the call
+ * goes to fadvise_calls instead. NULL: neither could take it.
  */
-static __always_inline void fadvise_move(struct fadvise_slot *s)
+static __always_inline struct fadvise_call *fadvise_claim(__u32 tid)
 {
-	__u32 tid = s->tid;
+	struct fadvise_slot *s = fadvise_slot_of(tid);
+	struct fadvise_call *call;
+	__u32 owner;
 
-	if (bpf_map_update_elem(&fadvise_calls, &tid, &s->call, BPF_ANY)) {
+	if (!s)
+		return NULL;
+	owner = __sync_val_compare_and_swap(&s->tid, 0, tid);
+	if (!owner || owner == tid)
+		return &s->call;
+	/* their tids collide, and that task's call is in flight */
+	call = lookup_or_insert(&fadvise_calls, &tid, &zero_call);
+	if (!call) {
 		count(CNT_FADVISE_MAP_FULL);
-		return;
+		return NULL;
 	}
-	__sync_fetch_and_add(&fadvise_calls_moved, 1);
+	if (!call->start_ns)
+		__sync_fetch_and_add(&fadvise_calls_moved, 1);
+	return call;
 }
 
 /* sys_enter of fadvise: the task's call starts, with its advice (the syscall's fourth argument). */
 static __always_inline void fadvise_enter(__u64 pid_tgid, __u32 advice)
 {
-	__u32 tid = (__u32)pid_tgid;
-	struct fadvise_slot *s;
+	struct fadvise_call *call;
 
 	if (!task_selected(pid_tgid))
 		return;
-	s = fadvise_slot_of(tid);
-	if (!s)
+	call = fadvise_claim((__u32)pid_tgid);
+	if (!call)
 		return;
-	if (s->call.start_ns && s->tid != tid)
-		fadvise_move(s);
-	s->tid = tid;
-	s->call.advice = advice;
-	s->call.escalated = 0;
-	s->call.start_ns = bpf_ktime_get_ns();
+	call->advice = advice;
+	call->escalated = 0;
+	call->start_ns = bpf_ktime_get_ns();
 }
 
 /* A call ends: its latency and whether it escalated, in its advice's slot. */
@@ -93,20 +101,22 @@ static __always_inline void fadvise_count(const struct fadvise_call *call)
 		__sync_fetch_and_add(&f->escalations, 1);
 }
 
-/* sys_exit of fadvise: the task's call ends, from its slot or from where it was moved. */
+/*
+ * sys_exit of fadvise: the task's call ends, from its slot (released) or from
+ * fadvise_calls. No filter: a call is there only if its entry was selected.
+ */
 static __always_inline void fadvise_exit(__u64 pid_tgid)
 {
 	__u32 tid = (__u32)pid_tgid;
-	struct fadvise_slot *s;
+	struct fadvise_slot *s = fadvise_slot_of(tid);
 	struct fadvise_call *call;
 
-	/* as at entry: the filters first, then the maps */
-	if (!task_selected(pid_tgid))
-		return;
-	s = fadvise_slot_of(tid);
-	if (s && s->tid == tid && s->call.start_ns) {
-		fadvise_count(&s->call);
+	if (s && s->tid == tid) {
+		if (s->call.start_ns)
+			fadvise_count(&s->call);
 		s->call.start_ns = 0;
+		/* the slot's only writer is its owner: released last */
+		__sync_val_compare_and_swap(&s->tid, tid, 0);
 		return;
 	}
 	if (!fadvise_calls_moved)

@@ -107,10 +107,11 @@ struct fadvise_call {
  * The calls in flight, each in the slot of its task's tid % FADVISE_SLOTS: an
  * array lookup where a hash lookup was (bench/routes: some 150ns a call less
  * than the hash by tid, and less than task local storage), and the same slot
- * wherever the task runs, migrated or preempted mid-call. A call that finds
- * another task's call in flight in its slot (their tids collide) moves that
- * one to fadvise_calls, where its exit and its drain look while
- * fadvise_calls_moved says any call is there.
+ * wherever the task runs, migrated or preempted mid-call. A task claims its
+ * slot (compare-and-swap of tid from 0) and frees it at its exit; nobody else
+ * writes it. A call whose slot another task's call holds (their tids
+ * collide) goes to fadvise_calls instead, where its exit and its drain look
+ * while fadvise_calls_moved says any call is there.
  */
 #define FADVISE_SLOTS 1024
 
@@ -121,7 +122,7 @@ struct fadvise_slot {
 	__u64 line[5]; /* a cache line a slot (the map is page-aligned): callers write apart */
 };
 
-/* Calls moved to fadvise_calls, not yet taken back: at least as many as it holds. */
+/* Calls put in fadvise_calls, not yet ended: at least as many as it holds. */
 __u32 fadvise_calls_moved;
 
 /*
@@ -179,6 +180,7 @@ struct ipi_gate {
 
 static const struct slow_targets zero_targets;
 static const struct drain_state zero_drain;
+static const struct fadvise_call zero_call;
 
 /* A stack map of so many buckets: stacks of DRAINSTAT_MAX_STACK_DEPTH frames, by id. */
 #define STACK_MAP(buckets)                                                                         \

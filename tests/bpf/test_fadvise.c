@@ -7,8 +7,9 @@
  *  - a call whose exit runs on another CPU than its entry (the task migrated),
  *    its escalation seen there too;
  *  - a call preempted by another task's call on the same CPU;
- *  - two tasks whose tids share a slot, the first moved out of it by the
- *    second, still timed, its escalation still found, the hash emptied after;
+ *  - tasks whose tids share a slot: the one that holds it keeps it, the
+ *    other's call goes to the hash, still timed, its escalation still found,
+ *    the hash emptied after, and the slot free for the next;
  *  - an exit without its entry (a call begun before attach): not counted.
  * Needs root and a kernel that test-runs raw tracepoint programs.
  */
@@ -101,23 +102,31 @@ static void test_preempted(void)
 static void test_slot_shared(void)
 {
 	__u32 slots = bpf_map__max_entries(skel->maps.fadvise_slots);
-	__u32 first = 5004, second = 5004 + slots;
+	__u32 first = 5004, second = 5004 + slots, third = 5004 + 2 * slots;
 	__u64 c0, e0, c1, e1;
 
 	dontneed(&c0, &e0);
 	enter(first, 0);
-	enter(second, 0);
-	CHECK(moved(first) && skel->bss->fadvise_calls_moved == 1);
-	CHECK(drain_in(first, other_cpu) == 1);
-	leave(second, 0);
+	/* the slot is the first's: the second's call goes to the hash, the first's stays */
+	enter(second, other_cpu);
+	CHECK(!moved(first) && moved(second) && skel->bss->fadvise_calls_moved == 1);
+	CHECK(drain_in(second, other_cpu) == 1);
+	/* the first ends and frees the slot; the second, in the hash, is still timed */
+	leave(first, 0);
 	dontneed(&c1, &e1);
 	CHECK(c1 == c0 + 1 && e1 == e0);
-	leave(first, other_cpu);
+	/* a third takes the free slot while the second is still in flight */
+	enter(third, 0);
+	CHECK(!moved(third));
+	leave(second, other_cpu);
 	dontneed(&c1, &e1);
 	CHECK(c1 == c0 + 2 && e1 == e0 + 1);
-	CHECK(!moved(first) && skel->bss->fadvise_calls_moved == 0);
-	/* the slot is the second's again, and free */
-	CHECK(drain_in(second, 0) == 0 && drain_in(first, 0) == 0);
+	CHECK(!moved(second) && skel->bss->fadvise_calls_moved == 0);
+	leave(third, 0);
+	dontneed(&c1, &e1);
+	CHECK(c1 == c0 + 3);
+	/* the slot is free again, and none of the three is in flight */
+	CHECK(drain_in(first, 0) == 0 && drain_in(second, 0) == 0 && drain_in(third, 0) == 0);
 }
 
 static void test_exit_unseen(void)
