@@ -16,7 +16,9 @@ PROM=http://127.0.0.1:9090
 N=100
 COMM=dsunit$$
 COMM=${COMM:0:15}
-SITE='drainstat_drains_total{site="generic_fadvise"}'
+# the workload's drains: the series of its site and its cgroup, this script's
+# unit (--prom-cgroup=unit), with no other process's fadvise in it
+SITE="drainstat_drains_total{site=\"generic_fadvise\",cgroup=\"$(sed -n 's/^0:://p' /proc/self/cgroup)\"}"
 
 # query EXPR: the value of a PromQL expression now (one series), or "".
 query() {
