@@ -212,6 +212,7 @@ struct slow_drain_event {
 	__s32 kstack_id;     /* in the stacks map */
 	__s32 ustack_id;     /* in the ustacks map */
 	__u64 kstack_ret_ip; /* site_key.ret_ip: the caller the kernel stack lacks, or 0 */
+	__u64 cgroup_id;     /* the caller's cgroup v2 id, whatever --by keys */
 	__u32 nr_targets;    /* works of the drain; the first SLOW_MAX_TARGETS are listed */
 	char comm[DRAINSTAT_COMM_LEN];
 	struct slow_target targets[SLOW_MAX_TARGETS];
@@ -339,6 +340,7 @@ struct work_state {
 
 struct running_task {
 	__u64 running_ns; /* since it was last switched in */
+	__u64 cgroup_id;  /* its cgroup v2 id (bpf_get_current_cgroup_id()) */
 	__u32 cpu;
 	__u32 flags;
 	__u32 tid;

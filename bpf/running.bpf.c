@@ -44,6 +44,7 @@ int drainstat_running(void *ctx)
 	struct running_task r = {.cpu = bpf_get_smp_processor_id(), .flags = RUNNING_KNOWN};
 	__u64 now, since;
 
+	r.cgroup_id = bpf_get_current_cgroup_id();
 	r.tid = (__u32)p->pid;
 	r.tgid = (__u32)p->tgid;
 	if (!r.tid)

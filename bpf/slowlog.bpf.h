@@ -59,6 +59,7 @@ static __always_inline void slow_emit(const struct drain_state *d, __u32 tid, __
 	e->kstack_id = d->site.stack_id;
 	e->kstack_ret_ip = d->site.ret_ip;
 	e->ustack_id = d->ustack_id;
+	e->cgroup_id = d->site.cgroup_id;
 	__builtin_memcpy(e->comm, d->site.comm, sizeof(e->comm));
 	e->nr_targets = t ? t->nr : 0;
 	for (i = 0; i < SLOW_MAX_TARGETS; i++) {

@@ -141,6 +141,11 @@ void cgroups__free(struct cgroups *cg)
 	free(cg);
 }
 
+const char *cgroups__root(const struct cgroups *cg)
+{
+	return cg ? cg->root : NULL;
+}
+
 const char *cgroups__path(const struct cgroups *cg, __u64 id)
 {
 	return cg ? table_path(&cg->known, id) : NULL;

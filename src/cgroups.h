@@ -44,6 +44,9 @@ void cgroups__free(struct cgroups *cg);
  */
 int cgroups__learn(struct cgroups *cg, const __u64 *ids, size_t n);
 
+/* The root given to cgroups__new(); NULL for cg NULL. */
+const char *cgroups__root(const struct cgroups *cg);
+
 /* The path of id under the root, "/" for the root itself; NULL when not known. */
 const char *cgroups__path(const struct cgroups *cg, __u64 id);
 

@@ -454,34 +454,71 @@ static const char *arena_strdup(struct arena *a, const char *s)
 	return p ? memcpy(p, s, len) : NULL;
 }
 
+/*
+ * The cgroup ids of m to name: its rows' where the cgroup keys them; with cg,
+ * its drains' in flight and those of what runs on their pending CPUs.
+ */
+static size_t cgroup_ids(const struct model *m, const struct cgroups *cg, __u64 *ids)
+{
+	size_t n = 0;
+	int i, k;
+
+	for (i = 0; m->info.by_cgroup && i < m->nr_sites; i++)
+		ids[n++] = m->sites[i].cgroup_id;
+	for (i = 0; cg && i < m->nr_in_flight; i++) {
+		const struct model_drain *md = &m->in_flight[i];
+
+		ids[n++] = md->cgroup_id;
+		for (k = 0; k < md->nr_in_flight; k++)
+			if (md->in_flight[k].running.known)
+				ids[n++] = md->in_flight[k].running.cgroup_id;
+	}
+	return n;
+}
+
+const char *model_cgroup_name(struct arena *a, const struct cgroups *cg, __u64 id)
+{
+	const char *path = cgroups__path(cg, id);
+	char gone[32];
+
+	if (!path) {
+		snprintf(gone, sizeof(gone), "cgroup:%llu", (unsigned long long)id);
+		path = gone;
+	}
+	return arena_strdup(a, path);
+}
+
 int model__name_cgroups(struct model *m, struct cgroups *cg)
 {
-	char gone[32];
+	size_t n = (size_t)m->nr_sites + 1;
 	__u64 *ids;
-	const char *path;
-	int i;
+	int i, k;
 
-	if (!m->info.by_cgroup || !m->nr_sites)
-		return 0;
-	ids = malloc((size_t)m->nr_sites * sizeof(*ids));
+	for (i = 0; i < m->nr_in_flight; i++)
+		n += 1 + (size_t)m->in_flight[i].nr_in_flight;
+	ids = malloc(n * sizeof(*ids));
 	if (!ids)
 		return -ENOMEM;
-	for (i = 0; i < m->nr_sites; i++)
-		ids[i] = m->sites[i].cgroup_id;
+	n = cgroup_ids(m, cg, ids);
 	/* a tree that cannot be read leaves every id unnamed: shown by number */
-	if (cg)
-		cgroups__learn(cg, ids, (size_t)m->nr_sites);
+	if (cg && n)
+		cgroups__learn(cg, ids, n);
 	free(ids);
-	for (i = 0; i < m->nr_sites; i++) {
-		path = cgroups__path(cg, m->sites[i].cgroup_id);
-		if (!path) {
-			snprintf(gone, sizeof(gone), "cgroup:%llu",
-				 (unsigned long long)m->sites[i].cgroup_id);
-			path = gone;
-		}
-		m->sites[i].cgroup = arena_strdup(&m->arena, path);
-		if (!m->sites[i].cgroup)
+	for (i = 0; m->info.by_cgroup && i < m->nr_sites; i++)
+		if (!(m->sites[i].cgroup = model_cgroup_name(&m->arena, cg, m->sites[i].cgroup_id)))
 			return -ENOMEM;
+	for (i = 0; cg && i < m->nr_in_flight; i++) {
+		struct model_drain *md = &m->in_flight[i];
+
+		if (!(md->cgroup = model_cgroup_name(&m->arena, cg, md->cgroup_id)))
+			return -ENOMEM;
+		for (k = 0; k < md->nr_in_flight; k++) {
+			struct model_running *r = &md->in_flight[k].running;
+
+			if (r->known &&
+			    !(r->cgroup = model_cgroup_name(&m->arena, cg, r->cgroup_id)))
+				return -ENOMEM;
+		}
 	}
 	return 0;
 }

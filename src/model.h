@@ -67,6 +67,8 @@ struct model_running {
 	const char *policy; /* "FIFO", "RR", "OTHER", "BATCH", "IDLE", "DEADLINE", "EXT" */
 	__s32 priority;	    /* rt_priority for FIFO and RR, else nice */
 	__u64 running_ns;   /* since it was last switched in */
+	__u64 cgroup_id;
+	const char *cgroup; /* named as a site's cgroup is (model__name_cgroups()); NULL: not */
 };
 
 /* A work of a drain in flight: queued and not ended. */
@@ -97,6 +99,8 @@ struct model_drain {
 	__u32 pid;
 	int caller_cpu;
 	char comm[DRAINSTAT_COMM_LEN];
+	__u64 cgroup_id;
+	const char *cgroup; /* named as a site's cgroup is (model__name_cgroups()); NULL: not */
 	char site[MODEL_NAME_LEN];
 	struct model_stack stack;
 	__u64 age_ns; /* since its entry, or first queue in tracepoint mode */
@@ -166,18 +170,23 @@ struct model_slow_drain {
 	struct model_stack kstack; /* from the first drain function down */
 	int nr_uframes;
 	const char (*uframes)[MODEL_UFRAME_LEN]; /* "posix_fadvise+0x1a (libc.so.6)" */
-	struct arena arena;			 /* the frames */
+	const char
+	    *cgroup; /* the caller's, as the log's cache names it; NULL: none, or no memory */
+	struct arena arena; /* the frames, the cgroup */
 };
 
 struct slow_drain;
 struct umaps;
+struct cgroups;
 
 /*
- * d's frames named, kernel ones from ks, user ones from um; its end as wall time
- * from now, read when d was. 0 or -ENOMEM.
+ * d's frames named, kernel ones from ks, user ones from um, and its caller's
+ * cgroup by cg (NULL: not named); its end as wall time from now, read when d
+ * was. 0 or -ENOMEM.
  */
 int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, struct umaps *um,
-		      const struct snap_clock *now, struct model_slow_drain *out);
+		      struct cgroups *cg, const struct snap_clock *now,
+		      struct model_slow_drain *out);
 void model__slow_drain_free(struct model_slow_drain *sd);
 
 const char *model__counter_name(enum drainstat_counter c);
@@ -203,11 +212,10 @@ int model__build(const struct snapshot *cur, const struct snapshot *prev, __u64 
 		 const struct ksyms *ks, const struct model_info *info, struct model *out);
 void model__free(struct model *m);
 
-struct cgroups;
-
 /*
  * With info.by_cgroup, every row's cgroup named by cg (NULL: none known, all
- * by id), after one walk of the tree at most. 0 or -ENOMEM.
+ * by id); with cg, the cgroups of the drains in flight and of what runs on
+ * their pending CPUs too. After one walk of the tree at most. 0 or -ENOMEM.
  */
 int model__name_cgroups(struct model *m, struct cgroups *cg);
 

@@ -65,6 +65,7 @@ static void model_running(struct model_running *m, const struct running_task *r)
 	m->policy = policy_name(r->policy);
 	m->priority = r->prio;
 	m->running_ns = r->running_ns;
+	m->cgroup_id = r->cgroup_id;
 }
 
 /*
@@ -137,6 +138,7 @@ static int model_drain(struct model *m, struct model_drain *md, const struct sna
 	md->caller_cpu = (int)sd->d.caller_cpu;
 	memcpy(md->comm, sd->d.site.comm, sizeof(md->comm));
 	md->comm[sizeof(md->comm) - 1] = '\0';
+	md->cgroup_id = sd->d.site.cgroup_id;
 	md->age_ns = age(f->read_ns, sd->d.start_ns);
 	md->stuck = md->age_ns >= m->info.stuck_ns;
 	md->works = sd->d.works;

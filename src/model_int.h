@@ -14,6 +14,11 @@
 int model_symbolize(const __u64 *all_ips, int nr_all, const struct ksyms *ks, struct arena *a,
 		    struct model_stack *st, char *site, size_t site_size);
 
+struct cgroups;
+
+/* id's path as cg names it, else "cgroup:ID" (gone, or not walked), in a; NULL: ENOMEM. */
+const char *model_cgroup_name(struct arena *a, const struct cgroups *cg, __u64 id);
+
 /* m's drains in flight from cur's, summed up (model__sum_in_flight()). 0 or -ENOMEM. */
 int model_build_in_flight(struct model *m, const struct snapshot *cur, const struct ksyms *ks);
 

@@ -3,12 +3,14 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cgroups.h"
 #include "model_int.h"
 #include "tracer.h"
 #include "umaps.h"
 
 int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, struct umaps *um,
-		      const struct snap_clock *now, struct model_slow_drain *out)
+		      struct cgroups *cg, const struct snap_clock *now,
+		      struct model_slow_drain *out)
 {
 	char site[MODEL_NAME_LEN], (*uframes)[MODEL_UFRAME_LEN];
 	int i, err;
@@ -27,6 +29,10 @@ int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, struct
 		umaps__describe(um, d->uips[i], uframes[i], sizeof(uframes[i]));
 	out->uframes = (const char(*)[MODEL_UFRAME_LEN])uframes;
 	out->nr_uframes = d->nr_uips;
+	if (cg) {
+		cgroups__learn(cg, &d->ev.cgroup_id, 1);
+		out->cgroup = model_cgroup_name(&out->arena, cg, d->ev.cgroup_id);
+	}
 	return 0;
 }
 

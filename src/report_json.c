@@ -264,6 +264,8 @@ static void put_running(struct json *j, const struct model_running *r)
 	json_str(j, "comm", r->comm, DRAINSTAT_COMM_LEN);
 	json_u64(j, "pid", r->pid);
 	json_u64(j, "tid", r->tid);
+	json_cstr(j, "cgroup", r->cgroup);
+	json_u64(j, "cgroup_id", r->cgroup_id);
 	json_cstr(j, "policy", r->policy);
 	json_value(j, "priority");
 	fprintf(j->f, "%d", r->priority);
@@ -298,6 +300,8 @@ static void put_drain_in_flight(struct json *j, const char *key, const struct mo
 	json_u64(j, "pid", md->pid);
 	json_u64(j, "tid", md->tid);
 	json_str(j, "comm", md->comm, DRAINSTAT_COMM_LEN);
+	json_cstr(j, "cgroup", md->cgroup);
+	json_u64(j, "cgroup_id", md->cgroup_id);
 	json_str(j, "site", md->site, MODEL_NAME_LEN);
 	json_u64(j, "caller_cpu", (__u64)md->caller_cpu);
 	json_u64(j, "age_ns", md->age_ns);
@@ -415,6 +419,8 @@ void report_json__slow_drain(FILE *f, const struct model_slow_drain *sd)
 	json_u64(&j, "pid", e->pid);
 	json_u64(&j, "tid", e->tid);
 	json_str(&j, "comm", e->comm, DRAINSTAT_COMM_LEN);
+	json_cstr(&j, "cgroup", sd->cgroup);
+	json_u64(&j, "cgroup_id", e->cgroup_id);
 	json_u64(&j, "caller_cpu", e->caller_cpu);
 	json_u64(&j, "wait_ns", e->wait_ns);
 	json_u64(&j, "lock_ns", e->lock_ns);

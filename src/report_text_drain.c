@@ -4,6 +4,7 @@
  * works and what runs where they wait; for -T a drain in flight over the
  * threshold, and one of the log as it ended.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
@@ -11,7 +12,25 @@
 #include "report_text_int.h"
 #include "units.h"
 
-/* "runs sd-spin pid 812 tid 820, FIFO 50, for 12s": what holds a pending work's CPU. */
+/*
+ * ", cgroup /system.slice/x.service", or ", cgroup:ID" for one gone: a cgroup
+ * as named (NULL: none, nothing written), escaped.
+ */
+static void print_cgroup(FILE *f, const char *cgroup)
+{
+	char *shown;
+
+	if (!cgroup)
+		return;
+	shown = escape__dup(cgroup);
+	fprintf(f, ", %s%s", strncmp(cgroup, "cgroup:", 7) ? "cgroup " : "", shown ? shown : "?");
+	free(shown);
+}
+
+/*
+ * "runs sd-spin pid 812 tid 820, cgroup /system.slice/spin.service, FIFO 50,
+ * for 12s": what holds a pending work's CPU.
+ */
 static void print_running(FILE *f, const struct model_running *r)
 {
 	char comm[4 * DRAINSTAT_COMM_LEN + 1], d[UNITS_DURATION_LEN];
@@ -24,9 +43,10 @@ static void print_running(FILE *f, const struct model_running *r)
 		fprintf(f, "; the CPU is idle");
 		return;
 	}
-	fprintf(f, "; runs %s pid %u tid %u, %s",
-		escape__text(r->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)), r->pid, r->tid,
-		r->policy);
+	fprintf(f, "; runs %s pid %u tid %u",
+		escape__text(r->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)), r->pid, r->tid);
+	print_cgroup(f, r->cgroup);
+	fprintf(f, ", %s", r->policy);
 	if (!strcmp(r->policy, "FIFO") || !strcmp(r->policy, "RR"))
 		fprintf(f, " %d", r->priority);
 	else if (strcmp(r->policy, "DEADLINE"))
@@ -56,10 +76,12 @@ static void print_drain_in_flight(FILE *f, const struct model_drain *md, bool st
 	char d[UNITS_DURATION_LEN];
 	int i;
 
-	fprintf(f, "  %s pid %u tid %u on CPU %d, site %s: in flight %s, %s",
+	fprintf(f, "  %s pid %u tid %u on CPU %d, site %s",
 		escape__text(md->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)), md->pid, md->tid,
-		md->caller_cpu, escape__text(md->site, MODEL_NAME_LEN, site, sizeof(site)),
-		units__duration(md->age_ns, d, sizeof(d)), model__phase_name(md->phase));
+		md->caller_cpu, escape__text(md->site, MODEL_NAME_LEN, site, sizeof(site)));
+	print_cgroup(f, md->cgroup);
+	fprintf(f, ": in flight %s, %s", units__duration(md->age_ns, d, sizeof(d)),
+		model__phase_name(md->phase));
 	if (md->phase == PHASE_PENDING && md->nr_in_flight)
 		fprintf(f, " (%u of %u)", md->pending_works, md->works);
 	fputc('\n', f);
@@ -110,8 +132,10 @@ void report_text__slow_drain(FILE *f, const struct model_slow_drain *sd, const c
 	__u32 i;
 	int k;
 
-	fprintf(f, "%s SLOW DRAIN pid %u tid %u (%s) on CPU %u: wait %s", stamp, e->pid, e->tid,
-		escape__text(e->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)), e->caller_cpu,
+	fprintf(f, "%s SLOW DRAIN pid %u tid %u (%s", stamp, e->pid, e->tid,
+		escape__text(e->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)));
+	print_cgroup(f, sd->cgroup);
+	fprintf(f, ") on CPU %u: wait %s", e->caller_cpu,
 		units__duration(e->wait_ns, a, sizeof(a)));
 	if (e->lock_ns)
 		fprintf(f, ", lock %s", units__duration(e->lock_ns, a, sizeof(a)));

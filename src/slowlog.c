@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cgroups.h"
 #include "report_json.h"
 #include "report_text.h"
 #include "slowlog.h"
@@ -24,6 +25,7 @@ struct slowlog {
 	__u64 threshold_ns;
 	bool json;
 	const struct ksyms *ks;
+	struct cgroups *cgroups; /* NULL: no cgroup v2 hierarchy */
 	/* the last slow process's mappings: its later events may come after it exited */
 	struct umaps *umaps;
 	__u32 umaps_pid;
@@ -32,10 +34,15 @@ struct slowlog {
 	int logged_cap;
 };
 
-struct slowlog *slowlog__new(FILE *f, __u64 threshold_ns, bool json, const struct ksyms *ks)
+struct slowlog *slowlog__new(FILE *f, __u64 threshold_ns, bool json, const struct ksyms *ks,
+			     const char *cgroup_root)
 {
 	struct slowlog *l = calloc(1, sizeof(*l));
 
+	if (l && cgroup_root && !(l->cgroups = cgroups__new(cgroup_root))) {
+		free(l);
+		l = NULL;
+	}
 	if (!l)
 		return NULL;
 	l->f = f;
@@ -50,6 +57,7 @@ void slowlog__free(struct slowlog *l)
 	if (!l)
 		return;
 	umaps__free(l->umaps);
+	cgroups__free(l->cgroups);
 	free(l->logged);
 	free(l);
 }
@@ -96,7 +104,7 @@ void slowlog__slow_drain(const struct slow_drain *d, void *arg)
 
 	/* read as the drain is: its end's wall time from its BPF timestamp */
 	snapshot__clock(&now);
-	if (model__slow_drain(d, l->ks, maps_of(l, d->ev.pid), &now, &sd))
+	if (model__slow_drain(d, l->ks, maps_of(l, d->ev.pid), l->cgroups, &now, &sd))
 		return;
 	if (l->json) {
 		report_json__slow_drain(l->f, &sd);
@@ -139,11 +147,13 @@ static int remember(struct slowlog *l, const struct model *m)
 	return 0;
 }
 
-void slowlog__in_flight(struct slowlog *l, const struct model *m)
+void slowlog__in_flight(struct slowlog *l, struct model *m)
 {
 	char time[48];
 	int i;
 
+	/* out of memory, the cgroups named so far: a drain is never left out for its cgroup */
+	model__name_cgroups(m, l->cgroups);
 	stamp(time, sizeof(time));
 	for (i = 0; i < m->nr_in_flight; i++) {
 		const struct model_drain *md = &m->in_flight[i];

@@ -17,14 +17,19 @@ struct slowlog;
 struct slow_drain;
 struct ksyms;
 
-/* NULL when out of memory. ks names the kernel frames; it must outlive the log. */
-struct slowlog *slowlog__new(FILE *f, __u64 threshold_ns, bool json, const struct ksyms *ks);
+/*
+ * NULL when out of memory. ks names the kernel frames; it must outlive the
+ * log. cgroup_root: the cgroup v2 mount, whose tree names the callers' and
+ * running tasks' cgroups (a cache of the log's own); NULL: none named.
+ */
+struct slowlog *slowlog__new(FILE *f, __u64 threshold_ns, bool json, const struct ksyms *ks,
+			     const char *cgroup_root);
 void slowlog__free(struct slowlog *l);
 /* The tracer's slow_drain_fn: arg is the slowlog. */
 void slowlog__slow_drain(const struct slow_drain *d, void *arg);
 /* How often to look at the drains in flight: a fraction of the threshold. */
 __u64 slowlog__watch_ns(const struct slowlog *l);
-/* Logs each drain of m in flight past the threshold, once a drain. */
-void slowlog__in_flight(struct slowlog *l, const struct model *m);
+/* Logs each drain of m in flight past the threshold, once a drain, its cgroups named. */
+void slowlog__in_flight(struct slowlog *l, struct model *m);
 
 #endif /* SLOWLOG_H */

@@ -171,7 +171,8 @@ int start__slowlog(struct session *s)
 
 	if (!s->opts->slow_ns)
 		return EXIT_OK;
-	s->slowlog = slowlog__new(stdout, s->opts->slow_ns, s->opts->json, s->ksyms);
+	s->slowlog = slowlog__new(stdout, s->opts->slow_ns, s->opts->json, s->ksyms,
+				  cgroups__root(s->cgroups));
 	err = s->slowlog ? tracer__watch_slow(s->tracer, slowlog__slow_drain, s->slowlog) : -ENOMEM;
 	if (probe__short_of_resources(err))
 		return budget__resource_error(s, err);

@@ -186,8 +186,7 @@ int target__key_sites(struct session *s)
 	int err;
 
 	s->key_parts = s->opts->by;
-	if (!(s->key_parts & SITE_KEY_CGROUP))
-		return EXIT_OK;
+	/* the drains in flight are shown with their cgroups whatever keys the sites */
 	err = cgroups__find_mount(MOUNTINFO, root, sizeof(root));
 	if (probe__short_of_resources(err))
 		return budget__resource_error(s, err);
@@ -196,13 +195,18 @@ int target__key_sites(struct session *s)
 			snprintf(why, sizeof(why), "no cgroup v2 hierarchy mounted");
 		else
 			snprintf(why, sizeof(why), "cannot read %s: %s", MOUNTINFO, strerror(-err));
-		key_by_comm(s, why);
+		if (s->key_parts & SITE_KEY_CGROUP)
+			key_by_comm(s, why);
+		else
+			note(s, "%s: drains in flight are shown without cgroups", why);
 		return EXIT_OK;
 	}
 	s->cgroups = cgroups__new(root);
 	if (!s->cgroups)
 		return budget__resource_error(s, -ENOMEM);
 	note(s, "cgroup v2 hierarchy at %s: sites are keyed by %s", root,
-	     s->key_parts & SITE_KEY_COMM ? "comm and cgroup" : "cgroup");
+	     s->key_parts & SITE_KEY_CGROUP
+		 ? (s->key_parts & SITE_KEY_COMM ? "comm and cgroup" : "cgroup")
+		 : "comm");
 	return EXIT_OK;
 }

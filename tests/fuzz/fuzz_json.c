@@ -255,11 +255,13 @@ static void check_running(const struct json_value *work, const struct model_runn
 		return;
 	}
 	o = member(work, "running", JSON_OBJECT);
-	expect_keys(o, "\"running\"", 7);
+	expect_keys(o, "\"running\"", 9);
 	expect_bool(o, "idle", r->idle);
 	expect_bytes(o, "comm", r->comm, sizeof(r->comm));
 	expect_u64(o, "pid", r->pid);
 	expect_u64(o, "tid", r->tid);
+	expect_bytes(o, "cgroup", r->cgroup, 4096);
+	expect_u64(o, "cgroup_id", r->cgroup_id);
 	expect_bytes(o, "policy", r->policy, strlen(r->policy));
 	expect_s64(o, "priority", r->priority);
 	if (r->since_known)
@@ -291,10 +293,12 @@ static void check_drain(const struct json_value *o, const struct model_drain *md
 	int i;
 
 	FUZZ_CHECK(o->type == JSON_OBJECT, "a drain in flight is not an object");
-	expect_keys(o, "a drain in flight", 12);
+	expect_keys(o, "a drain in flight", 14);
 	expect_u64(o, "pid", md->pid);
 	expect_u64(o, "tid", md->tid);
 	expect_bytes(o, "comm", md->comm, sizeof(md->comm));
+	expect_bytes(o, "cgroup", md->cgroup, 4096);
+	expect_u64(o, "cgroup_id", md->cgroup_id);
 	expect_bytes(o, "site", md->site, sizeof(md->site));
 	expect_u64(o, "caller_cpu", (__u64)md->caller_cpu);
 	expect_u64(o, "age_ns", md->age_ns);
@@ -416,10 +420,15 @@ static void fuzz_event(const struct model_drain *md, __u64 threshold_ns, __u64 w
 
 #define MAX_UFRAMES 4
 
-/* Random numbers, comm and user frames; kstack as its kernel stack. Into ev and sd. */
+#define CGROUP_MAX 300
+
+/*
+ * Random numbers, comm, user frames and cgroup (in cgroup, CGROUP_MAX + 1
+ * bytes); kstack as its kernel stack. Into ev and sd.
+ */
 static void random_slow_drain(struct bytes *b, struct slow_drain_event *ev,
-			      char (*uframes)[MODEL_UFRAME_LEN], const struct model_stack *kstack,
-			      struct model_slow_drain *sd)
+			      char (*uframes)[MODEL_UFRAME_LEN], char *cgroup,
+			      const struct model_stack *kstack, struct model_slow_drain *sd)
 {
 	__u32 i;
 	int k;
@@ -448,12 +457,18 @@ static void random_slow_drain(struct bytes *b, struct slow_drain_event *ev,
 	for (k = 0; k < sd->nr_uframes; k++)
 		bytes__string(b, uframes[k], MODEL_UFRAME_LEN);
 	sd->uframes = (const char(*)[MODEL_UFRAME_LEN])uframes;
+	/* last: the inputs from before the cgroup keep their event */
+	ev->cgroup_id = bytes__u64(b);
+	if (bytes__bool(b)) {
+		bytes__string(b, cgroup, 1 + bytes__range(b, 0, CGROUP_MAX));
+		sd->cgroup = cgroup;
+	}
 }
 
 /* A slow_drain event: kstack (any drain's frames) and the rest drawn from b. */
 static void fuzz_slow_drain(struct bytes *b, const struct model_stack *kstack)
 {
-	char uframes[MAX_UFRAMES][MODEL_UFRAME_LEN];
+	char uframes[MAX_UFRAMES][MODEL_UFRAME_LEN], cgroup[CGROUP_MAX + 1];
 	const struct json_value *arr, *t;
 	struct slow_drain_event ev;
 	struct model_slow_drain sd;
@@ -463,19 +478,21 @@ static void fuzz_slow_drain(struct bytes *b, const struct model_stack *kstack)
 	int k;
 	FILE *f;
 
-	random_slow_drain(b, &ev, uframes, kstack, &sd);
+	random_slow_drain(b, &ev, uframes, cgroup, kstack, &sd);
 	f = open_memstream(&out.text, &out.len);
 	FUZZ_CHECK(f, "open_memstream");
 	report_json__slow_drain(f, &sd);
 	fclose(f);
 	v = parse_line(&out);
 	FUZZ_CHECK(v->type == JSON_OBJECT, "the event is not an object");
-	expect_keys(v, "a slow_drain event", 12);
+	expect_keys(v, "a slow_drain event", 14);
 	expect_bytes(v, "event", "slow_drain", strlen("slow_drain"));
 	expect_time(v, sd.wall_ns);
 	expect_u64(v, "pid", ev.pid);
 	expect_u64(v, "tid", ev.tid);
 	expect_bytes(v, "comm", ev.comm, sizeof(ev.comm));
+	expect_bytes(v, "cgroup", sd.cgroup, 4096);
+	expect_u64(v, "cgroup_id", ev.cgroup_id);
 	expect_u64(v, "caller_cpu", ev.caller_cpu);
 	expect_u64(v, "wait_ns", ev.wait_ns);
 	expect_u64(v, "lock_ns", ev.lock_ns);

@@ -31,22 +31,29 @@ static void check_printable(const char *text, size_t len)
 }
 
 /*
- * Each drain in flight has its line, comm and site escaped: the drains in flight
- * were printed, so check_printable() saw them.
+ * Each drain in flight has its line, comm, site and cgroup escaped: the drains
+ * in flight were printed, so check_printable() saw them.
  */
 static void check_in_flight_shown(const char *text, const struct model *m)
 {
 	char comm[ESCAPE_SIZE(DRAINSTAT_COMM_LEN)], site[ESCAPE_SIZE(MODEL_NAME_LEN)];
-	char line[sizeof(comm) + sizeof(site) + 96];
+	char line[sizeof(comm) + sizeof(site) + ESCAPE_SIZE(301) + 96], *cgroup;
 	int i;
 
 	for (i = 0; i < m->nr_in_flight; i++) {
 		const struct model_drain *md = &m->in_flight[i];
 
-		snprintf(line, sizeof(line), "\n  %s pid %u tid %u on CPU %d, site %s: in flight ",
-			 escape__text(md->comm, sizeof(md->comm), comm, sizeof(comm)), md->pid,
-			 md->tid, md->caller_cpu,
-			 escape__text(md->site, sizeof(md->site), site, sizeof(site)));
+		cgroup = escape__dup(md->cgroup ? md->cgroup : "");
+		FUZZ_CHECK(cgroup, "escape__dup");
+		snprintf(
+		    line, sizeof(line), "\n  %s pid %u tid %u on CPU %d, site %s%s%s: in flight ",
+		    escape__text(md->comm, sizeof(md->comm), comm, sizeof(comm)), md->pid, md->tid,
+		    md->caller_cpu, escape__text(md->site, sizeof(md->site), site, sizeof(site)),
+		    !md->cgroup				? ""
+		    : strncmp(md->cgroup, "cgroup:", 7) ? ", cgroup "
+							: ", ",
+		    cgroup);
+		free(cgroup);
 		FUZZ_CHECK(strstr(text, line), "no line for drain in flight %d:%s\nin:\n%s", i,
 			   line, text);
 	}

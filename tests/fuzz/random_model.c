@@ -379,22 +379,46 @@ static int random_in_flight(struct bytes *b, struct model *m)
 	return 0;
 }
 
-/* A row's cgroup: a common path half the time, else up to 300 raw bytes, in the arena. */
-static int random_cgroup(struct bytes *b, struct arena *a, struct model_site *s)
+/* A cgroup and its id: a common path half the time, else up to 300 raw bytes, in the arena. */
+static int random_cgroup(struct bytes *b, struct arena *a, const char **cgroup, __u64 *id)
 {
 	__u8 pick = bytes__u8(b);
 	char *path;
 
-	s->cgroup_id = bytes__u64(b);
+	*id = bytes__u64(b);
 	if (!(pick & 0x80)) {
-		s->cgroup = common_cgroups[pick % ARRAY_SIZE(common_cgroups)];
+		*cgroup = common_cgroups[pick % ARRAY_SIZE(common_cgroups)];
 		return 0;
 	}
 	path = arena__alloc(a, 301);
 	if (!path)
 		return -ENOMEM;
 	bytes__string(b, path, 1 + bytes__range(b, 0, 300));
-	s->cgroup = path;
+	*cgroup = path;
+	return 0;
+}
+
+/*
+ * The cgroups of the drains in flight and of what runs on their pending CPUs,
+ * each named or not (no cgroup v2: none is), drawn after everything else.
+ */
+static int random_in_flight_cgroups(struct bytes *b, struct model *m)
+{
+	int i, k;
+
+	for (i = 0; i < m->nr_in_flight; i++) {
+		struct model_drain *md = &m->in_flight[i];
+
+		if (bytes__bool(b) && random_cgroup(b, &m->arena, &md->cgroup, &md->cgroup_id))
+			return -ENOMEM;
+		for (k = 0; k < md->nr_in_flight; k++) {
+			struct model_running *r = &md->in_flight[k].running;
+
+			if (r->known && bytes__bool(b) &&
+			    random_cgroup(b, &m->arena, &r->cgroup, &r->cgroup_id))
+				return -ENOMEM;
+		}
+	}
 	return 0;
 }
 
@@ -410,7 +434,7 @@ static int random_key(struct bytes *b, struct model *m)
 	m->info.by_cgroup = flags & 1;
 	m->info.comm_merged = m->info.by_cgroup && (flags & 2);
 	for (i = 0; m->info.by_cgroup && i < m->nr_sites; i++)
-		if (random_cgroup(b, &m->arena, &m->sites[i]))
+		if (random_cgroup(b, &m->arena, &m->sites[i].cgroup, &m->sites[i].cgroup_id))
 			return -ENOMEM;
 	return 0;
 }
@@ -441,6 +465,8 @@ int random_model__fill(struct random_model *rm, struct bytes *b, bool plain_info
 	m->wall_ns = bytes__u64(b) >> bytes__range(b, 0, 63);
 	if (!err)
 		err = random_key(b, m);
+	if (!err)
+		err = random_in_flight_cgroups(b, m);
 	return err;
 }
 

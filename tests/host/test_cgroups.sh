@@ -5,9 +5,12 @@
 # the JSON and the export, each held to bpftrace's count for its cgroup (its
 # cgroup builtin); --by=comm merges them into one row of their sum. Then a
 # hundred short-lived cgroups, one drain each, cost no more export series than
-# --prom-sites allows, and every drain stays counted.
+# --prom-sites allows, and every drain stays counted. A drain held stuck (as
+# test_stuck holds it) while its spinner is in a cgroup of its own: the drain
+# in flight names its caller's cgroup, and its pending CPU the spinner's.
 set -u
 . tests/host/lib.sh
+. tests/lib/stuck.sh
 
 N=60
 COMM=dscg$$
@@ -43,9 +46,11 @@ drop_cgroup() {
 
 # shellcheck disable=SC2317 # run by the trap
 cleanup_cgroups() {
-	local cg
-	for cg in "${CGROUPS[@]}"; do
-		drop_cgroup "$cg"
+	local i
+	stuck_restore
+	# children before their parents
+	for ((i = ${#CGROUPS[@]} - 1; i >= 0; i--)); do
+		drop_cgroup "${CGROUPS[i]}"
 	done
 	cleanup_test
 }
@@ -164,6 +169,40 @@ SERIES=$(grep -c '^drainstat_drains_total{' "$PROM")
 expect_range "100 cgroups: drains series within --prom-sites 5 and other" "$SERIES" 1 6
 expect_eq "100 cgroups: every drain counted (bpftrace's)" \
 	"$(prom_sum "$PROM" drainstat_drains_total)" "$(truth_drains "$MODE")"
+# In flight: tests/lib/stuck.sh's held drain, its spinner a process of its own
+# (stuckdrain -X) in a cgroup apart from the dropper's and the waiter's. The
+# text, JSON and -T name the caller's cgroup on its line and the spinner's on
+# the pending CPU's.
+STUCKDRAIN=$WORKLOADS/stuckdrain
+STUCK_DATA=$TMPDIR_TEST/stuck.data
+SPIN_MS=1500
+STUCK_MS=300
+INTERVAL_MS=200
+T_MS=400
+SLACK_MS=100
+CALLER_CG=dstest$$-caller
+SPIN_CG=dstest$$-spinner
+# shellcheck disable=SC2317 # run by stuck_run
+place_apart() {
+	echo "$1" >"$MNT/$CALLER_CG/cgroup.procs" &&
+		stuck_spinner_tid "$1" >"$MNT/$SPIN_CG/cgroup.procs"
+}
+if new_cgroup $CALLER_CG && new_cgroup $SPIN_CG && check "in flight: RT throttling off" stuck_setup; then
+	STUCK_ARGS=-X STUCK_PLACE=place_apart stuck_run "$TMPDIR_TEST/stuck" \
+		--stuck ${STUCK_MS}ms -T ${T_MS}ms 0.2 || fail "in flight: stuck run (text)"
+	expect_eq "in flight: the dropper's cgroup" "$STUCK_CG" "/$CALLER_CG"
+	expect_eq "in flight: the spinner's cgroup" "$STUCK_SPIN_CG" "/$SPIN_CG"
+	check "in flight: the spinner a process of its own" test "$SPIN_PID" != "$PID"
+	stuck_check_text "$(mode_of "$TMPDIR_TEST/stuck")" "$TMPDIR_TEST/stuck"
+	STUCK_ARGS=-X STUCK_PLACE=place_apart stuck_run "$TMPDIR_TEST/stuck.json" \
+		--stuck ${STUCK_MS}ms -T ${T_MS}ms -j 0.2 || fail "in flight: stuck run (json)"
+	stuck_check_json "$(mode_of "$TMPDIR_TEST/stuck")" "$TMPDIR_TEST/stuck.json"
+	stuck_restore
+	drop_cgroup $SPIN_CG && drop_cgroup $CALLER_CG
+else
+	fail "in flight: two cgroups and RT throttling off"
+fi
+
 # No cgroup v2 hierarchy: here its mounts hidden in a mount namespace of
 # drainstat's own. The comm keys the sites; said when --by asks for the
 # cgroup, under -v only by default.
@@ -184,7 +223,7 @@ no_v2 -j
 expect_eq "no cgroup v2, by default: exit 0" $? 0
 expect_eq "no cgroup v2, by default: nothing on stderr" "$(cat "$OUT.err")" ""
 check "no cgroup v2: the JSON's cgroup_id 0 (no site: none to show)" \
-	jq -e '[.sites[] | select(.cgroup_id != 0)] | length == 0' "$OUT"
+	jq -e '[.sites[] | select(.cgroup_id != 0)] | length == 0' "$OUT" >/dev/null
 no_v2 -v
 check "no cgroup v2, by default: said under -v" grep -qx -- "$NO_V2" "$OUT.err"
 left=$(find "$MNT" -maxdepth 1 -name "dstest$$-*" | wc -l)

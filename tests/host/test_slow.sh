@@ -3,7 +3,7 @@
 # The slow-drain log (-T) on the live kernel: with a threshold every forced
 # drain passes, there is exactly one event per drain, each with its target
 # CPU, the kernel stack down from the drain and the user stack from libc; with
-# a threshold none passes, there is none.
+# a threshold none passes, there is none. Each names its caller's cgroup.
 set -u
 . tests/host/lib.sh
 
@@ -16,6 +16,7 @@ slow_run() {
 	"$WORKLOADS/drainforce" -W -n $N -c "$COMM" "$TMPDIR_TEST/data" &
 	wl=$!
 	wait_comm $wl "$COMM" || return 1
+	WL_CG=$(cgroup_of $wl)
 	truth_begin $wl
 	start_drainstat "$out" -v -T "$threshold" -p $wl || return 1
 	kill -USR1 $wl
@@ -30,7 +31,8 @@ slow_run() {
 OUT=$TMPDIR_TEST/slow
 slow_run "$OUT" 1ns
 expect_eq "-T 1ns: exit 0" "$DS_RC" 0
-events=$(grep -c "SLOW DRAIN pid [0-9]* tid [0-9]* ($COMM) on CPU 1: wait " "$OUT")
+# with its caller's cgroup where a cgroup v2 hierarchy is mounted
+events=$(grep -c "SLOW DRAIN pid [0-9]* tid [0-9]* ($COMM$(cgroup_text_re "$WL_CG")) on CPU 1: wait " "$OUT")
 drains=$(site_field "$OUT" generic_fadvise "$COMM" 3)
 expect_eq "-T 1ns: one event per drain" "$events" "$drains"
 expect_eq "-T 1ns: the forced drains, bpftrace's count" "$events" "$TRUTH_DRAINS"

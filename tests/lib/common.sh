@@ -80,6 +80,34 @@ check_cgroup_row() {
 	expect_eq "-j: cgroup_id of $cg, its inode" "$(jq "$row | .cgroup_id" "$json")" "$id"
 }
 
+# cgroup_of TID: the cgroup v2 path of a task, as drainstat names it, where a
+# cgroup v2 hierarchy is mounted; nothing where none is (drainstat then shows
+# no cgroup in flight).
+cgroup_of() {
+	grep -q ' - cgroup2 ' /proc/self/mountinfo || return 0
+	sed -n 's/^0:://p' "/proc/$1/cgroup"
+}
+
+# re_quote TEXT: TEXT as a grep basic regex that matches it alone.
+re_quote() {
+	printf '%s' "$1" | sed 's/[][\\.*^$]/\\&/g'
+}
+
+# cgroup_text_re PATH: ", cgroup PATH" as the text shows a drain's in flight
+# or slow, as a regex; nothing for no PATH.
+cgroup_text_re() {
+	[ -n "$1" ] && printf ', cgroup %s' "$(re_quote "$1")"
+}
+
+# cgroup_json_re PATH: the "cgroup" and "cgroup_id" fields of JSON, as a regex.
+cgroup_json_re() {
+	if [ -n "$1" ]; then
+		printf '"cgroup":"%s","cgroup_id":[1-9][0-9]*' "$(re_quote "$1")"
+	else
+		printf '"cgroup":null,"cgroup_id":[0-9]*'
+	fi
+}
+
 # without_cgroup FILE: the report with its site and LOCAL tables' CGROUP
 # column taken out, for the parsers that count columns from COMM.
 without_cgroup() {

@@ -83,6 +83,9 @@ stuck_restore() {
 	[ -n "$STUCK_OLD_RT" ] && echo "$STUCK_OLD_RT" >$RT_RUNTIME
 	[ -n "$STUCK_OLD_THP" ] && echo "$STUCK_OLD_THP" >"$THP_ENABLED"
 	[ -n "$STUCK_DEBUGFS" ] && umount /sys/kernel/debug
+	# once: a trap may call it again
+	STUCK_FAIR_SERVER=()
+	STUCK_OLD_RT= STUCK_OLD_THP= STUCK_DEBUGFS=
 	return 0
 }
 
@@ -104,6 +107,10 @@ stuck_drainstat_cpu() {
 # stuck_run OUT ARGS...: drainstat -v ARGS -p <stuckdrain> on
 # stuck_drainstat_cpu around one held drain, into OUT, OUT.err and OUT.wl (the
 # workload's facts, "name value" lines). With POLL set, $POLL runs meanwhile.
+# STUCK_ARGS: more stuckdrain options (-X: the spinner a process of its own).
+# With STUCK_PLACE set, $STUCK_PLACE PID runs once the workload is set up and
+# before drainstat starts (it may move the spinner to a cgroup of its own).
+# STUCK_CG and STUCK_SPIN_CG: the dropper's and the spinner's cgroups then.
 stuck_run() {
 	stuck_run_once "$@" || return 1
 	# the scenario did not happen when the dropper's drain was not held: a
@@ -112,6 +119,17 @@ stuck_run() {
 	[ "${WAIT_MS:-0}" -ge "$STUCK_MS" ] && return 0
 	echo "# stuck: the dropper's drain was held ${WAIT_MS:-?} ms (it piggybacked on another's): once more"
 	stuck_run_once "$@"
+}
+
+# stuck_spinner_tid PID: stuckdrain's spinner, the thread pinned to CPU 1
+# (before the spin, every thread is named sd-setup), or with -X its child.
+stuck_spinner_tid() {
+	local t
+	for t in /proc/$1/task/*; do
+		grep -qx 'Cpus_allowed_list:[[:space:]]*1' "$t/status" 2>/dev/null &&
+			{ echo "${t##*/}"; return 0; }
+	done
+	pgrep -P "$1"
 }
 
 stuck_run_once() {
@@ -124,10 +142,14 @@ stuck_run_once() {
 	# stuckdrain's 10 s: far below the workqueue watchdog's 30 s
 	[ -n "${STOP_WHILE_HELD:-}" ] && spin_ms=$STUCK_HOLD_MAX_MS
 	# -H: it stays once done, so that -p's end of the run is not its exit
+	# shellcheck disable=SC2086 # STUCK_ARGS: words
 	"$STUCKDRAIN" -W -m -H -t "$spin_ms" -a 1 -b 0 -c sd-dropper -S sd-spin -w sd-waiter \
-		"$STUCK_DATA" >"$out.wl" 2>&1 &
+		${STUCK_ARGS:-} "$STUCK_DATA" >"$out.wl" 2>&1 &
 	wl=$!
 	wait_comm $wl sd-dropper || return 1
+	[ -n "${STUCK_PLACE:-}" ] && { $STUCK_PLACE $wl || return 1; }
+	STUCK_CG=$(cgroup_of $wl)
+	STUCK_SPIN_CG=$(cgroup_of "$(stuck_spinner_tid $wl)")
 	# a run before into OUT (stuck_run's second) left its mode line there, and
 	# the background job's redirection truncates it only once it runs
 	rm -f "$out" "$out.err"
@@ -175,6 +197,7 @@ stuck_run_once() {
 	PID=$(sed -n 's/^pid //p' "$out.wl")
 	DROPPER=$(awk '$1 == "dropper_tid" { print $2 }' "$out.wl")
 	SPINNER=$(awk '$1 == "spinner_tid" { print $2 }' "$out.wl")
+	SPIN_PID=$(awk '$1 == "spinner_pid" { print $2 }' "$out.wl")
 	WAITER=$(awk '$1 == "waiter_tid" { print $2 }' "$out.wl")
 	WAIT_MS=$(awk '$1 == "dropper_wait_ms" { print $2 }' "$out.wl")
 	AFTER_FLUSH=$(awk '$1 == "waiter_after_flush" { print $2 }' "$out.wl")
@@ -302,10 +325,10 @@ stuck_check_filtered() {
 	stuck_check_held "$mode -C 0"
 	awk '/^STUCK: /,0' "$out" >"$out.stuck"
 	check "$mode -C 0: the stuck caller's works pending" grep -q \
-		"^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise: in flight $d, works pending" \
+		"^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise$(cgroup_text_re "$STUCK_CG"): in flight $d, works pending" \
 		"$out.stuck"
 	check "$mode -C 0: CPU 1 named outside -C, with its spinner" grep -q \
-		"^    CPU 1 (outside -C): pending $d; runs sd-spin pid $PID tid $SPINNER, FIFO 50" \
+		"^    CPU 1 (outside -C): pending $d; runs sd-spin pid $SPIN_PID tid $SPINNER$(cgroup_text_re "$STUCK_SPIN_CG"), FIFO 50" \
 		"$out.stuck"
 	check "$mode -C 0: the caller never shown done or on the mutex" \
 		bash -c "! grep -E '^  sd-dropper .*(returning|waiting for the drain mutex)' '$out'"
@@ -325,8 +348,8 @@ stuck_check_text() {
 	local mode=$1 out=$2 d='[0-9.]*[mun]*s' drain cpu first line running wait over
 	expect_eq "$mode text: exit 0" "$DS_RC" 0
 	stuck_check_held "$mode text"
-	drain="^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise: in flight $d, works pending"
-	cpu="^    CPU 1: pending $d; runs sd-spin pid $PID tid $SPINNER, FIFO 50, for $d$(
+	drain="^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise$(cgroup_text_re "$STUCK_CG"): in flight $d, works pending"
+	cpu="^    CPU 1: pending $d; runs sd-spin pid $SPIN_PID tid $SPINNER$(cgroup_text_re "$STUCK_SPIN_CG"), FIFO 50, for $d$(
 		[ "${STUCK_ISOLATED:-false}" = true ] && echo ' (isolated, nohz_full)')$"
 	# the reports from the first that says STUCK, without the -T events
 	awk '/^STUCK: /,0' "$out" | grep -v 'DRAIN IN FLIGHT' >"$out.stuck"
@@ -350,7 +373,7 @@ stuck_check_text() {
 		check "$mode text: no mutex count" bash -c "! grep -q 'waiting for the drain mutex' '$out.stuck'"
 	else
 		check "$mode text: the waiter, waiting for the drain mutex" grep -q \
-			"^  sd-waiter pid $PID tid $WAITER on CPU 0, site generic_fadvise: in flight $d, waiting for the drain mutex" \
+			"^  sd-waiter pid $PID tid $WAITER on CPU 0, site generic_fadvise$(cgroup_text_re "$STUCK_CG"): in flight $d, waiting for the drain mutex" \
 			"$out.stuck"
 		check "$mode text: 1 waiting for the drain mutex" \
 			grep -q "^STUCK: .*; 1 waiting for the drain mutex$" "$out.stuck"
@@ -372,7 +395,7 @@ stuck_check_text() {
 	check "$mode -T: with its pending CPU and the spinner" \
 		drain_has_work "$out.events" "$drain" "$cpu"
 	if ! expect_eq "$mode -T: and once more when it ended" \
-		"$(grep -c "SLOW DRAIN pid $PID tid $DROPPER (sd-dropper) on CPU 0: wait " "$out")" 1; then
+		"$(grep -c "SLOW DRAIN pid $PID tid $DROPPER (sd-dropper$(cgroup_text_re "$STUCK_CG")) on CPU 0: wait " "$out")" 1; then
 		stuck_show "$out" 'SLOW DRAIN\|DRAIN IN FLIGHT'
 	fi
 	stuck_check_nothing_lost "$mode text: nothing lost" "$out"
@@ -394,8 +417,8 @@ stuck_check_interrupted() {
 		stuck_show "$out" 'drains, \|STUCK\|IN FLIGHT'
 	fi
 	if drain_has_work "$out" \
-		"^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise: in flight .*, works pending" \
-		"^    CPU 1: pending .*; runs sd-spin pid $PID tid $SPINNER, FIFO 50, for "; then
+		"^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise$(cgroup_text_re "$STUCK_CG"): in flight .*, works pending" \
+		"^    CPU 1: pending .*; runs sd-spin pid $SPIN_PID tid $SPINNER$(cgroup_text_re "$STUCK_SPIN_CG"), FIFO 50, for "; then
 		pass "$mode SIGINT: the drain, its pending work and the spinner"
 	else
 		fail "$mode SIGINT: the drain, its pending work and the spinner" \
@@ -409,22 +432,22 @@ stuck_check_json() {
 	local mode=$1 out=$2 n='[0-9]*' drain work
 	expect_eq "$mode json: exit 0" "$DS_RC" 0
 	stuck_check_held "$mode json"
-	drain="{\"pid\":$PID,\"tid\":$DROPPER,\"comm\":\"sd-dropper\",\"site\":\"generic_fadvise\",\"caller_cpu\":0,\"age_ns\":$n,\"stuck\":true,\"state\":\"works_pending\""
-	work="{\"target_cpu\":1,\"state\":\"pending\",\"age_ns\":$n,\"self\":false,\"isolated\":${STUCK_ISOLATED:-false},\"nohz_full\":${STUCK_ISOLATED:-false},\"outside_filter\":false,\"running\":{\"idle\":false,\"comm\":\"sd-spin\",\"pid\":$PID,\"tid\":$SPINNER,\"policy\":\"FIFO\",\"priority\":50,\"running_ns\":[1-9][0-9]*}"
+	drain="{\"pid\":$PID,\"tid\":$DROPPER,\"comm\":\"sd-dropper\",$(cgroup_json_re "$STUCK_CG"),\"site\":\"generic_fadvise\",\"caller_cpu\":0,\"age_ns\":$n,\"stuck\":true,\"state\":\"works_pending\""
+	work="{\"target_cpu\":1,\"state\":\"pending\",\"age_ns\":$n,\"self\":false,\"isolated\":${STUCK_ISOLATED:-false},\"nohz_full\":${STUCK_ISOLATED:-false},\"outside_filter\":false,\"running\":{\"idle\":false,\"comm\":\"sd-spin\",\"pid\":$SPIN_PID,\"tid\":$SPINNER,$(cgroup_json_re "$STUCK_SPIN_CG"),\"policy\":\"FIFO\",\"priority\":50,\"running_ns\":[1-9][0-9]*}"
 	check "$mode json: a report with the stuck drain, its caller and site" \
 		grep -q "^{\"time\":[^,]*,\"version\":.*\"stuck_drains\":[12],.*\"in_flight\":\[.*$drain" "$out"
 	check "$mode json: its pending work on CPU 1, the spinner there" grep -q "$drain.*$work" "$out"
 	if [ "$mode" = tracepoint ]; then
 		check "$mode json: mutex_waiters null" bash -c "! grep '^{\"time\":[^,]*,\"version\"' '$out' | grep -vq '\"mutex_waiters\":null'"
 	else
-		check "$mode json: the waiter on the mutex" grep -q "\"mutex_waiters\":1,.*{\"pid\":$PID,\"tid\":$WAITER,\"comm\":\"sd-waiter\",\"site\":\"generic_fadvise\",\"caller_cpu\":0,\"age_ns\":$n,\"stuck\":[a-z]*,\"state\":\"waiting_for_mutex\"" "$out"
+		check "$mode json: the waiter on the mutex" grep -q "\"mutex_waiters\":1,.*{\"pid\":$PID,\"tid\":$WAITER,\"comm\":\"sd-waiter\",$(cgroup_json_re "$STUCK_CG"),\"site\":\"generic_fadvise\",\"caller_cpu\":0,\"age_ns\":$n,\"stuck\":[a-z]*,\"state\":\"waiting_for_mutex\"" "$out"
 	fi
 	if ! expect_eq "$mode json -T: one drain_in_flight event for the drain" \
 		"$(grep -c "^{\"event\":\"drain_in_flight\",\"time\":\"[^\"]*\",\"threshold_ns\":${T_MS}000000,\"drain\":$drain.*$work" "$out")" 1; then
 		stuck_show "$out" '^{"event"'
 	fi
 	expect_eq "$mode json -T: one slow_drain event for it" \
-		"$(grep -c "^{\"event\":\"slow_drain\",\"time\":\"[^\"]*\",\"pid\":$PID,\"tid\":$DROPPER,\"comm\":\"sd-dropper\",\"caller_cpu\":0,.*{\"cpu\":1," "$out")" 1
+		"$(grep -c "^{\"event\":\"slow_drain\",\"time\":\"[^\"]*\",\"pid\":$PID,\"tid\":$DROPPER,\"comm\":\"sd-dropper\",$(cgroup_json_re "$STUCK_CG"),\"caller_cpu\":0,.*{\"cpu\":1," "$out")" 1
 }
 
 # The export, copied every 50 ms until the file FLAG exists (POLL=stuck_poll_export FLAG).

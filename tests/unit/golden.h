@@ -278,11 +278,41 @@ static inline void golden__read_maps(struct golden_maps *k, struct snapshot *s, 
 	free(k);
 }
 
+/* The cgroup ids of golden__add_in_flight()'s tasks, named by golden__name_in_flight(). */
+#define GOLDEN_CG_ROOT	  1ULL
+#define GOLDEN_CG_DROPPER 4101ULL
+#define GOLDEN_CG_SPIN	  4102ULL
+#define GOLDEN_CG_GONE	  4103ULL
+
+/*
+ * The cgroups of m's drains in flight and of what runs on their CPUs, named
+ * as model__name_cgroups() names them from a tree: the dropper's unit, the
+ * spinner's container, khugepaged's root, the mover's cgroup gone.
+ */
+static inline void golden__name_in_flight(struct model *m)
+{
+	int i, k;
+
+	for (i = 0; i < m->nr_in_flight; i++) {
+		struct model_drain *md = &m->in_flight[i];
+
+		md->cgroup = md->cgroup_id == GOLDEN_CG_DROPPER ? "/system.slice/sd-dropper.service"
+			     : md->cgroup_id == GOLDEN_CG_ROOT	? "/"
+								: "cgroup:4103";
+		for (k = 0; k < md->nr_in_flight; k++)
+			if (md->in_flight[k].running.known)
+				md->in_flight[k].running.cgroup =
+				    "/kubepods.slice/kubepods-pod0f1e.slice/cri-containerd-"
+				    "9a8b7c6d5e4f.scope";
+	}
+}
+
 /*
  * Drains in flight at now_ns, on a 4-CPU machine, read as tracer__snapshot()
  * reads them: a DONTNEED held for 11.8 s by CPU 3, where a SCHED_FIFO spinner
  * runs (an isolated, nohz_full CPU); with full, khugepaged waiting 7.9 s for
- * the drain mutex behind it and a young drain whose only work runs.
+ * the drain mutex behind it and a young drain whose only work runs. Their
+ * cgroups: GOLDEN_CG_*.
  */
 static inline void golden__add_in_flight(struct snapshot *s, __u64 now_ns, bool full,
 					 const __u64 *ips, int nr_ips)
@@ -294,6 +324,7 @@ static inline void golden__add_in_flight(struct snapshot *s, __u64 now_ns, bool 
 	d.pending = 1;
 	d.by_entry = d.in_call = full;
 	memcpy(d.site.comm, "sd-dropper", 11);
+	d.site.cgroup_id = GOLDEN_CG_DROPPER;
 	CHECK(snapshot__add_drain(s, 815, &d, ips, nr_ips) == 0);
 	w.ws = (struct work_state){.work = 1,
 				   .queue_ns = held + 4000,
@@ -306,7 +337,8 @@ static inline void golden__add_in_flight(struct snapshot *s, __u64 now_ns, bool 
 					  .tid = 820,
 					  .tgid = 812,
 					  .policy = 1,
-					  .prio = 50};
+					  .prio = 50,
+					  .cgroup_id = GOLDEN_CG_SPIN};
 	memcpy(w.running.comm, "sd-spin", 8);
 	CHECK(snapshot__add_work(s, &w) == 0);
 	s->in_flight.isolated[0] = s->in_flight.nohz_full[0] = 1ULL << 3;
@@ -320,6 +352,7 @@ static inline void golden__add_in_flight(struct snapshot *s, __u64 now_ns, bool 
 				 .in_call = 1,
 				 .by_entry = 1};
 	memcpy(d.site.comm, "khugepaged", 11);
+	d.site.cgroup_id = GOLDEN_CG_ROOT;
 	CHECK(snapshot__add_drain(s, 77, &d, ips, nr_ips) == 0);
 	d = (struct drain_state){.start_ns = now_ns - 300000,
 				 .tgid = 90,
@@ -329,6 +362,7 @@ static inline void golden__add_in_flight(struct snapshot *s, __u64 now_ns, bool 
 				 .works = 1,
 				 .pending = 1};
 	memcpy(d.site.comm, "mover", 6);
+	d.site.cgroup_id = GOLDEN_CG_GONE;
 	CHECK(snapshot__add_drain(s, 91, &d, ips, nr_ips) == 0);
 	w = (struct in_flight_work){.target_cpu = 1};
 	w.ws = (struct work_state){.work = 2,

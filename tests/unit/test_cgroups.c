@@ -15,6 +15,7 @@
 #include "check.h"
 #include "cgroups.h"
 #include "escape.h"
+#include "model.h"
 
 static char tmp[] = "/tmp/test_cgroups.XXXXXX";
 
@@ -172,6 +173,40 @@ static void test_gone(void)
 	cgroups__free(cg);
 }
 
+/*
+ * The drains in flight and what runs on their pending CPUs are named whatever
+ * keys the sites (here comm alone: the rows stay unnamed); a cgroup gone, by
+ * id. Without a resolver (no cgroup v2) none is named.
+ */
+static void test_name_in_flight(void)
+{
+	struct model_work works[2] = {{.running = {.known = true}}, {.started = true}};
+	struct model_site site = {.cgroup_id = 0};
+	struct model_drain md = {.in_flight = works, .nr_in_flight = 2};
+	struct model m = {.sites = &site, .nr_sites = 1, .in_flight = &md, .nr_in_flight = 1};
+	struct cgroups *cg = fixture();
+	char gone[32];
+
+	if (!cg)
+		return;
+	md.cgroup_id = inode_of("root/system.slice/backup.service");
+	works[0].running.cgroup_id = inode_of("root/user.slice/evil\n\x1b[31mname");
+	CHECK(model__name_cgroups(&m, cg) == 0);
+	CHECK_STR(md.cgroup, "/system.slice/backup.service");
+	CHECK_STR(works[0].running.cgroup, "/user.slice/evil\n\x1b[31mname");
+	CHECK(works[1].running.cgroup == NULL);
+	CHECK(site.cgroup == NULL);
+	md.cgroup_id = inode_of("outside/secret");
+	snprintf(gone, sizeof(gone), "cgroup:%llu", (unsigned long long)md.cgroup_id);
+	CHECK(model__name_cgroups(&m, cg) == 0);
+	CHECK_STR(md.cgroup, gone);
+	md.cgroup = works[0].running.cgroup = NULL;
+	CHECK(model__name_cgroups(&m, NULL) == 0);
+	CHECK(md.cgroup == NULL && works[0].running.cgroup == NULL);
+	arena__free(&m.arena);
+	cgroups__free(cg);
+}
+
 static void test_no_root(void)
 {
 	struct cgroups *cg = cgroups__new("/nonexistent/cgroup");
@@ -280,6 +315,7 @@ int main(void)
 	make_tree();
 	RUN(test_resolve);
 	RUN(test_gone);
+	RUN(test_name_in_flight);
 	RUN(test_no_root);
 	RUN(test_shorten);
 	RUN(test_unit);

@@ -243,6 +243,7 @@ static void test_report_in_flight(void)
 	golden__read_maps(make_maps(1), &s, 10000 * MS);
 	golden__add_in_flight(&s, 20000 * MS, true, golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);
 	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
+	golden__name_in_flight(&m);
 	CHECK(m.nr_in_flight == 3 && m.nr_stuck == 2 && m.mutex_waiters == 1);
 	CHECK(m.oldest_in_flight_ns == 11800 * MS);
 	CHECK(m.in_flight[0].phase == PHASE_PENDING && m.in_flight[0].pending_works == 1);

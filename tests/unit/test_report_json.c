@@ -184,6 +184,7 @@ static void test_json_full_mode(void)
 	s.wall_ns = WALL_NS;
 	golden__add_in_flight(&s, 20000 * MS, true, golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);
 	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
+	golden__name_in_flight(&m);
 	CHECK(m.local_drains == 8000);
 	CHECK(m.nr_in_flight == 3);
 	check_golden("report-full.json", &m);
@@ -306,7 +307,7 @@ static void test_json_slow_drain(void)
 	d.uips[0] = 0x55d0c5a00010;
 	d.uips[1] = 0x7f0000000010;
 	d.nr_uips = 2;
-	CHECK(model__slow_drain(&d, ks, um, &now, &sd) == 0);
+	CHECK(model__slow_drain(&d, ks, um, NULL, &now, &sd) == 0);
 	CHECK(sd.wall_ns == WALL_NS - 5 * MS);
 	f = open_memstream(&got, &len);
 	report_json__slow_drain(f, &sd);

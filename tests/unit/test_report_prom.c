@@ -342,6 +342,16 @@ static void test_prom_cgroups_other(void)
 	model__free(&m);
 }
 
+/* A tracepoint-mode model with room for rows (add_row()), keyed by cgroup or not. */
+static void rows_model(struct model *m, int rows, bool by_cgroup)
+{
+	memset(m, 0, sizeof(*m));
+	m->info = tracepoint_info;
+	m->info.by_cgroup = by_cgroup;
+	m->sites = calloc((size_t)rows, sizeof(*m->sites));
+	CHECK(m->sites != NULL);
+}
+
 /*
  * A hundred short-lived units, one drain each, every one a cgroup of its own
  * gone by the report: no more series than --prom-sites allows, export after
@@ -355,10 +365,7 @@ static void test_prom_cgroups_bounded(void)
 	char *got;
 	int i, round;
 
-	memset(&m, 0, sizeof(m));
-	m.info = tracepoint_info;
-	m.info.by_cgroup = true;
-	m.sites = calloc(101, sizeof(*m.sites));
+	rows_model(&m, 101, true);
 	add_row(&m, "generic_fadvise", "drainforce", 300, 1, 12 * US, 3 * US, 40 * US)->cgroup =
 	    "/system.slice/drainwork.service";
 	for (i = 0; i < 100; i++) {
@@ -390,9 +397,7 @@ static void test_prom_memory_grows_in_one_export(void)
 	char *got;
 	int i, round;
 
-	memset(&m, 0, sizeof(m));
-	m.info = tracepoint_info;
-	m.sites = calloc(40, sizeof(*m.sites));
+	rows_model(&m, 40, false);
 	for (i = 0; i < 40; i++) {
 		snprintf(names[i], sizeof(names[i]), "site_%02d", i);
 		add_row(&m, names[i], "drainforce", 40 - i, 0, 10 * US, 3 * US,

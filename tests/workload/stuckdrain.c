@@ -26,6 +26,10 @@
  * began, and not before the dropper holds the drain mutex: it escalates too and
  * blocks on the mutex behind the held drain.
  *
+ * With -X the spinner is a process of its own, forked before setup ends, so that
+ * a test can move it to another cgroup (a unit, a pod) than the dropper's: the
+ * drain in flight then names the caller's cgroup and the spinner's apart.
+ *
  * Threads, not processes: an exiting process drains its own CPU. Setup, including
  * a warm-up remote drain that empties what other tasks left in the per-CPU
  * batches, runs under the comm "sd-setup"; the threads take their own comms only
@@ -44,6 +48,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #define WORKLOAD_NAME "stuckdrain"
 #include "workload.h"
@@ -68,14 +73,18 @@ struct options {
 	long prio;
 	long spin_ms;
 	long wait_delay_ms;
-	bool second_file; /* -m: FILE.2 and the waiter */
-	bool wait_usr1;	  /* -W: wait for SIGUSR1 after setup */
-	bool hold;	  /* -H: after the facts, stay until SIGINT/SIGTERM */
+	bool second_file;  /* -m: FILE.2 and the waiter */
+	bool wait_usr1;	   /* -W: wait for SIGUSR1 after setup */
+	bool hold;	   /* -H: after the facts, stay until SIGINT/SIGTERM */
+	bool spin_process; /* -X: the spinner a process of its own */
 	bool verbose;
 	const char *path;
 };
 
-/* State shared by the threads; the semaphores order every access. */
+/*
+ * State shared by the threads (and with -X the spinner's process: it is mapped
+ * shared); the semaphores order every access.
+ */
 struct run {
 	const struct options *opts;
 	int fd;
@@ -88,6 +97,7 @@ struct run {
 	sem_t dropping; /* dropper -> waiter: drop_start is set */
 	struct timespec drop_start;
 	pid_t tid[NR_ROLES];
+	pid_t spin_pid;		 /* the spinner's process: ours, or with -X its own */
 	long wait_ms[NR_ROLES];	 /* spinner: the spin; others: their DONTNEED call */
 	long waiter_delay_ms;	 /* the waiter's call began this long after the dropper's */
 	bool waiter_after_flush; /* ... once the dropper was seen in flush_work() */
@@ -100,7 +110,7 @@ struct run {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: stuckdrain [-hmvW] [-a CPU_A] [-b CPU_B] [-c COMM] [-S SPIN_COMM]\n"
+		"usage: stuckdrain [-hmvWX] [-a CPU_A] [-b CPU_B] [-c COMM] [-S SPIN_COMM]\n"
 		"                  [-w WAIT_COMM] [-p PAGES] [-P PRIO] [-t SPIN_MS]\n"
 		"                  [-d WAIT_DELAY_MS] FILE\n"
 		"  -a CPU_A          CPU of the spinner, the CPU drained (default 1)\n"
@@ -119,16 +129,19 @@ static void usage(FILE *f)
 		"  -W                after setup, wait for SIGUSR1 before the spinner starts\n"
 		"  -H                after the facts, print \"held\" on stderr and stay until\n"
 		"                    SIGINT or SIGTERM: a tracer of its PID goes on\n"
+		"  -X                the spinner a process of its own (a child, its tid its\n"
+		"                    pid), which a test may move to another cgroup\n"
 		"  -v                describe setup and result on stderr\n"
 		"  -h                show this help\n"
 		"The drain is held only with RT throttling off: kernel.sched_rt_runtime_us=-1\n"
 		"and, on 6.12+, 0 in debugfs sched/fair_server/cpuN/runtime; else for ~950 ms.\n"
 		"FILE must be on a block filesystem (not tmpfs); it is extended to 1 MiB.\n"
 		"Prints \"pid N\" first, at the end one \"name value\" a line: spinner_tid,\n"
-		"spinner_cpu, spinner_spin_ms, dropper_tid, dropper_cpu, dropper_wait_ms and,\n"
-		"with -m, waiter_tid, waiter_delay_ms, waiter_wait_ms, waiter_after_flush (1:\n"
-		"the dropper was seen waiting for its works first). SIGINT or SIGTERM end\n"
-		"the -W wait (exit 0, nothing measured) or the spin early.\n"
+		"spinner_pid, spinner_cpu, spinner_spin_ms, dropper_tid, dropper_cpu,\n"
+		"dropper_wait_ms and, with -m, waiter_tid, waiter_delay_ms, waiter_wait_ms,\n"
+		"waiter_after_flush (1: the dropper was seen waiting for its works first).\n"
+		"SIGINT or SIGTERM end the -W wait (exit 0, nothing measured) or the spin\n"
+		"early.\n"
 		"Exit codes: 0 ok, 64 usage, 1 a failed operation (one line on stderr).\n");
 }
 
@@ -170,6 +183,9 @@ static int parse_flag(int opt, struct options *o)
 	case 'H':
 		o->hold = true;
 		return 0;
+	case 'X':
+		o->spin_process = true;
+		return 0;
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -195,7 +211,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			      .spin_ms = 2000,
 			      .wait_delay_ms = 200};
 	opterr = 0;
-	while ((opt = getopt(argc, argv, "a:b:c:S:w:p:P:t:d:mWHvh")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:c:S:w:p:P:t:d:mWHXvh")) != -1) {
 		err = parse_flag(opt, o);
 		if (err == -ENOENT)
 			err = parse_option(opt, optarg, o);
@@ -470,6 +486,30 @@ static void *waiter_main(void *arg)
 	return NULL;
 }
 
+/*
+ * -X: the spinner as a child process pinned to CPU A; it dies with us. Its
+ * pid in r->spin_pid; 0 or -errno.
+ */
+static int start_spin_process(struct run *r)
+{
+	cpu_set_t set;
+	pid_t pid;
+
+	CPU_ZERO(&set);
+	CPU_SET(r->opts->cpu_a, &set);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		r->spin_pid = pid;
+		return 0;
+	}
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || sched_setaffinity(0, sizeof(set), &set) < 0)
+		fail(r, errno, "the spinner's process setup");
+	spinner_main(r);
+	_exit(0);
+}
+
 /* Start the threads; each reports its tid, then waits for go. */
 static int start_threads(struct run *r, pthread_t *threads)
 {
@@ -478,16 +518,36 @@ static int start_threads(struct run *r, pthread_t *threads)
 	int err = 0, i;
 	long cpu;
 
+	r->spin_pid = getpid();
 	for (i = 0; i < r->nr_threads; i++) {
 		cpu = i == SPINNER ? r->opts->cpu_a : r->opts->cpu_b;
-		err = start_pinned(&threads[i], cpu, role_main[i], r);
+		if (i == SPINNER && r->opts->spin_process)
+			err = start_spin_process(r);
+		else
+			err = start_pinned(&threads[i], cpu, role_main[i], r);
 		if (err)
 			break;
 		wait_turn(&r->ready);
 	}
 	if (i < r->nr_threads)
-		fail(r, -err, "pthread_create");
+		fail(r, -err, r->opts->spin_process && i == SPINNER ? "fork" : "pthread_create");
 	return i;
+}
+
+/*
+ * -X: wait for the spinner's process, passing it a stop signal we caught (it
+ * has handlers of its own, but the signal comes to us).
+ */
+static void reap_spin_process(const struct run *r)
+{
+	const struct timespec tick = {.tv_nsec = 5 * NSEC_PER_MS};
+	bool passed = false;
+
+	while (waitpid(r->spin_pid, NULL, WNOHANG) == 0) {
+		if (stop_requested && !passed)
+			passed = !kill(r->spin_pid, SIGINT);
+		nanosleep(&tick, NULL);
+	}
 }
 
 static void print_tids(const struct run *r)
@@ -510,8 +570,8 @@ static int run_threads(struct run *r, const char **op)
 	int started, i;
 
 	*op = "sem_init";
-	if (sem_init(&r->ready, 0, 0) < 0 || sem_init(&r->go, 0, 0) < 0 ||
-	    sem_init(&r->spinning, 0, 0) < 0 || sem_init(&r->dropping, 0, 0) < 0)
+	if (sem_init(&r->ready, 1, 0) < 0 || sem_init(&r->go, 1, 0) < 0 ||
+	    sem_init(&r->spinning, 1, 0) < 0 || sem_init(&r->dropping, 1, 0) < 0)
 		return -errno;
 	started = start_threads(r, threads);
 	if (r->opts->verbose && started == r->nr_threads)
@@ -523,8 +583,12 @@ static int run_threads(struct run *r, const char **op)
 		atomic_store(&r->abandon, true);
 	for (i = 0; i < started; i++)
 		sem_post(&r->go);
-	for (i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
+	for (i = 0; i < started; i++) {
+		if (i == SPINNER && r->opts->spin_process)
+			reap_spin_process(r);
+		else
+			pthread_join(threads[i], NULL);
+	}
 	*op = r->failed_op;
 	return -atomic_load(&r->err);
 }
@@ -603,8 +667,8 @@ static void describe(const struct run *r)
 
 static void print_facts(const struct run *r)
 {
-	printf("spinner_tid %d\nspinner_cpu %ld\nspinner_spin_ms %ld\n", r->tid[SPINNER],
-	       r->opts->cpu_a, r->wait_ms[SPINNER]);
+	printf("spinner_tid %d\nspinner_pid %d\nspinner_cpu %ld\nspinner_spin_ms %ld\n",
+	       r->tid[SPINNER], r->spin_pid, r->opts->cpu_a, r->wait_ms[SPINNER]);
 	printf("dropper_tid %d\ndropper_cpu %ld\ndropper_wait_ms %ld\n", r->tid[DROPPER],
 	       r->opts->cpu_b, r->wait_ms[DROPPER]);
 	if (r->nr_threads > WAITER)
@@ -616,7 +680,9 @@ static void print_facts(const struct run *r)
 
 int main(int argc, char **argv)
 {
-	struct run r = {.fd = -1, .fd2 = -1};
+	/* shared: with -X the spinner's process writes its part */
+	struct run *r =
+	    mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	struct options opts;
 	const char *op;
 	int err;
@@ -624,30 +690,33 @@ int main(int argc, char **argv)
 	err = parse_options(argc, argv, &opts);
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
-	r.opts = &opts;
-	r.page_size = sysconf(_SC_PAGESIZE);
-	r.nr_threads = opts.second_file ? NR_ROLES : WAITER;
+	if (r == MAP_FAILED)
+		return runtime_error("mmap", NULL, -errno);
+	*r = (struct run){.fd = -1, .fd2 = -1};
+	r->opts = &opts;
+	r->page_size = sysconf(_SC_PAGESIZE);
+	r->nr_threads = opts.second_file ? NR_ROLES : WAITER;
 	/* first, flushed: a test may read it while the process runs */
 	printf("pid %d\n", getpid());
 	fflush(stdout);
-	err = set_up(&r);
+	err = set_up(r);
 	if (err)
 		return err;
-	err = run_threads(&r, &op);
-	close(r.fd);
-	if (r.fd2 >= 0)
-		close(r.fd2);
+	err = run_threads(r, &op);
+	close(r->fd);
+	if (r->fd2 >= 0)
+		close(r->fd2);
 	if (err)
 		return runtime_error(op, NULL, err);
 	/* a stop signal before the spin: nothing was measured */
-	if (atomic_load(&r.abandon)) {
+	if (atomic_load(&r->abandon)) {
 		if (opts.verbose)
 			fprintf(stderr, "stuckdrain: stopped before the spin\n");
 		return 0;
 	}
-	print_facts(&r);
+	print_facts(r);
 	if (opts.verbose)
-		describe(&r);
+		describe(r);
 	fflush(stdout);
 	if (opts.hold)
 		fprintf(stderr, "held\n");
