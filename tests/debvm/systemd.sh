@@ -6,7 +6,8 @@
 # export from its textfile directory and Debian's Prometheus scraping it with
 # dist/'s alerting rules loaded, and the Grafana dashboard's every query
 # evaluated there. Truth: drainforce's N forced drains. Then two transient
-# units of one comm, told apart by their cgroups, each held to bpftrace's count.
+# units of one comm, told apart by their cgroups, each held to bpftrace's
+# count; and a drain held by a spinner in a unit of its own, named in flight.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/common.sh
@@ -319,7 +320,51 @@ done
 echo "systemd: drainstat -c $WCOMM, the units' rounds (bpftrace: ${TRUTH[*]}):"
 sed 's/^/    /' "$OUT"
 echo "systemd: the two units took $((SECONDS - UNITS_START)) s"
-rm -rf "$TMP" /var/tmp/drainwork*.data
+rm -f /var/tmp/drainwork*.data
+
+# ---- a drain stuck behind a spinner in a unit of its own: tests/lib/stuck.sh's
+# held drain, stuckdrain -X's spinner (a process of its own) moved into the
+# transient unit drainspin.service, which systemd-run starts (no D-Bus here for
+# systemd's AttachProcessesToUnit: its cgroup.procs, as systemd would), its
+# dropper and waiter left in this script's unit.
+# The in-flight view, text and JSON, names the spinner's unit on the pending
+# CPU's line and the caller's on the caller's.
+. tests/lib/stuck.sh
+STUCKDRAIN=$PWD/build/tests/stuckdrain
+STUCK_DATA=/var/tmp/drainspin.data
+SPIN_MS=1500
+STUCK_MS=300
+INTERVAL_MS=200
+T_MS=400
+SLACK_MS=100
+SPIN_START=$SECONDS
+
+# in_drainspin PID: stuckdrain PID's spinner moved into drainspin.service.
+# shellcheck disable=SC2317 # run by stuck_run
+in_drainspin() {
+	stuck_spinner_tid "$1" >/sys/fs/cgroup/system.slice/drainspin.service/cgroup.procs
+}
+
+systemd-run --quiet --unit=drainspin sleep infinity
+expect_eq "systemd-run --unit=drainspin: the unit runs" "$(systemctl is-active drainspin.service)" active
+if check "in flight: RT throttling off" stuck_setup; then
+	STUCK_ARGS=-X STUCK_PLACE=in_drainspin stuck_run "$TMP/stuck" \
+		--stuck ${STUCK_MS}ms -T ${T_MS}ms 0.2 || fail "in flight: stuck run (text)"
+	expect_eq "in flight: the spinner in drainspin.service" \
+		"$STUCK_SPIN_CG" /system.slice/drainspin.service
+	expect_eq "in flight: the dropper in this script's unit" \
+		"$STUCK_CG" "$(sed -n 's/^0:://p' /proc/self/cgroup)"
+	stuck_check_text "$(mode_of "$TMP/stuck")" "$TMP/stuck"
+	STUCK_ARGS=-X STUCK_PLACE=in_drainspin stuck_run "$TMP/stuck.json" \
+		--stuck ${STUCK_MS}ms -T ${T_MS}ms -j 0.2 || fail "in flight: stuck run (json)"
+	stuck_check_json "$(mode_of "$TMP/stuck")" "$TMP/stuck.json"
+	stuck_restore
+	echo "systemd: the stuck drain's report, in flight:"
+	awk '/^STUCK: / { f = 1 } f && /^$/ { exit } f' "$TMP/stuck.stuck" | sed 's/^/    /'
+fi
+systemctl stop drainspin.service
+echo "systemd: the stuck drain in drainspin.service took $((SECONDS - SPIN_START)) s"
+rm -rf "$TMP" "$STUCK_DATA"
 
 # ---- stop: exit 0, no BPF program left
 check "the unit's programs are loaded" test "$(drainstat_progs)" -gt 0
