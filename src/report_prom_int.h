@@ -30,6 +30,7 @@ struct prom_series {
 struct prom_seen {
 	char name[MODEL_NAME_LEN];
 	char *cgroup; /* its cgroup label, NULL without one */
+	size_t cgroup_len;
 	bool kept;
 	/* what the last export showed of it: no series goes below */
 	__u64 last_count[SITE_COUNTS];

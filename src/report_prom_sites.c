@@ -184,7 +184,6 @@ static int cmp_wait(const void *a, const void *b)
 {
 	const struct prom_site *x = a, *y = b;
 	const __u64 xw = x->hist[SITE_WAIT_NS].sum_ns, yw = y->hist[SITE_WAIT_NS].sum_ns;
-
 	size_t xl = x->cgroup_len, yl = y->cgroup_len;
 	int c;
 
@@ -270,8 +269,7 @@ static struct prom_seen *seen_site(struct prom_memory *pm, const struct prom_sit
 
 	for (i = 0; i < pm->nr; i++)
 		if (same_label(pm->seen[i].name, v->name) &&
-		    same_cgroup(pm->seen[i].cgroup,
-				pm->seen[i].cgroup ? strlen(pm->seen[i].cgroup) : 0, v->cgroup,
+		    same_cgroup(pm->seen[i].cgroup, pm->seen[i].cgroup_len, v->cgroup,
 				v->cgroup_len))
 			return &pm->seen[i];
 	if (!has_drains(v))
@@ -284,6 +282,7 @@ static struct prom_seen *seen_site(struct prom_memory *pm, const struct prom_sit
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s", v->name);
 	s->cgroup = cgroup;
+	s->cgroup_len = cgroup ? v->cgroup_len : 0;
 	s->kept = !same_label(v->name, "other") && (max_sites <= 0 || pm->nr_kept < max_sites);
 	pm->nr_kept += s->kept;
 	return s;
@@ -301,8 +300,8 @@ static void other_cgroup(struct prom_site *other)
  * itself named "other" (its series would come twice). Only sites that have
  * drained take places. Without a memory the kept ones are the first (largest
  * wait); with one, a site keeps the label it had in the exports before, and
- * new ones, largest wait first, take the places left; a site pm cannot
- * remember goes to "other" (and stays: nothing remembers it).
+ * new ones, largest wait first, take the places left; a site with no place
+ * stays in "other" (one pm has no room for, until it has).
  */
 static int fold_other(struct prom_site *v, int n, int max_sites, struct prom_memory *pm,
 		      bool by_cgroup)
