@@ -395,6 +395,21 @@ static struct model_site *add_local_row(struct model *m, const char *site, const
 	return r;
 }
 
+/* Full mode, a dozen units' local drains (10 each) and room for 4 rows more. */
+static void units_model(struct model *m, char (*units)[40])
+{
+	int i;
+
+	rows_model(m, 16, true);
+	m->info.mode = "full";
+	m->info.entry_visible = true;
+	m->info.has_local = true;
+	for (i = 0; i < 12; i++) {
+		snprintf(units[i], 40, "/system.slice/unit%02d.service", i);
+		add_local_row(m, "begin_new_exec", units[i], 10);
+	}
+}
+
 /*
  * Under systemd, full mode: a dozen units' local drains come before the
  * workload drains. They take no place of --prom-sites 2 (they wait in
@@ -411,14 +426,7 @@ static void test_prom_places_go_to_drains(void)
 	char *got;
 	int i;
 
-	rows_model(&m, 16, true);
-	m.info.mode = "full";
-	m.info.entry_visible = true;
-	m.info.has_local = true;
-	for (i = 0; i < 12; i++) {
-		snprintf(units[i], sizeof(units[i]), "/system.slice/unit%02d.service", i);
-		add_local_row(&m, "begin_new_exec", units[i], 10);
-	}
+	units_model(&m, units);
 	got = render_with(&m, 2, pm);
 	CHECK(golden__count(got, "\ndrainstat_local_drains_total{") == 1);
 	CHECK(strstr(got, "\ndrainstat_local_drains_total{site=\"other\",cgroup=\"other\"} 120\n"));
@@ -445,12 +453,7 @@ static void test_prom_places_go_to_drains(void)
 	model__free(&m);
 	/* with room: it leaves "other" with its 10 local drains, and "other" holds 120 */
 	pm = prom_memory__new();
-	rows_model(&m, 16, true);
-	m.info.mode = "full";
-	m.info.entry_visible = true;
-	m.info.has_local = true;
-	for (i = 0; i < 12; i++)
-		add_local_row(&m, "begin_new_exec", units[i], 10);
+	units_model(&m, units);
 	free(render_with(&m, 20, pm));
 	m.sites[0].count[SITE_DRAINS] = 1;
 	m.sites[0].count[SITE_WORKS] = m.sites[0].count[SITE_REMOTE_WORKS] = 1;
