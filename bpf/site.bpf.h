@@ -11,10 +11,6 @@
 
 #include "globals.bpf.h"
 
-/*
- * The numbers of a site: by the site_nr a drain or work keeps (its slot + 1),
- * else by its key; NULL if it has no slot.
- */
 /* The caller's comm and cgroup into site, where they are taken for every drain and local drain. */
 static __always_inline void site_caller(struct site_key *site)
 {
@@ -40,6 +36,10 @@ static __always_inline struct site_stats *site_stats_by_key(const struct site_ke
 	return found ? bpf_map_lookup_elem(&sites, found) : NULL;
 }
 
+/*
+ * The numbers of a site: by the site_nr a drain or work keeps (its slot + 1),
+ * else by its key; NULL if it has no slot.
+ */
 static __always_inline struct site_stats *site_stats_of(const struct site_key *site, __u32 site_nr)
 {
 	__u32 slot = site_nr - 1;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The report model from two snapshots: the site rows (symbolized, by site,
- * comm and cgroup, largest wait first; their cgroups named), the victim CPUs, fadvise and the
- * counters. The drains in flight are in model_inflight.c, a drain of the -T log in model_slow.c.
+ * comm and cgroup, largest wait first; their cgroups named), the victim CPUs,
+ * fadvise and the counters. The drains in flight are in model_inflight.c, a
+ * drain of the -T log in model_slow.c.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -122,16 +122,15 @@ static void put_bucket(FILE *f, const char *name, const struct prom_site *site, 
 	fprintf(f, ",le=\"%s\"} %llu\n", le, (unsigned long long)n);
 }
 
+/* h: held up to what the exports before showed (prom_sites_make()) */
 static void put_hist(FILE *f, const char *name, const struct prom_site *site,
-		     const struct prom_series *h, struct prom_series *last)
+		     const struct prom_series *h)
 {
-	struct prom_series s = *h;
+	const struct prom_series s = *h;
 	__u32 shift;
 	char le[32];
 	int i = 0;
 
-	if (last)
-		prom_series_hold_up(&s, last);
 	for (shift = LE_FIRST_SHIFT; shift <= LE_LAST_SHIFT; shift += LE_STEP) {
 		snprintf(le, sizeof(le), "%llu.%09llu", (1ULL << shift) / NS_PER_SEC,
 			 (1ULL << shift) % NS_PER_SEC);
@@ -152,13 +151,10 @@ static void put_site_hist(FILE *f, const struct prom_site *v, int n, const struc
 	int i;
 
 	put_family(f, d->prom, "histogram", d->help);
-	for (i = 0; i < n; i++) {
-		struct prom_series *last = v[i].seen ? &v[i].seen->last[k] : NULL;
-
-		/* the sites with a sample, now or in an export before (+Inf: the count) */
-		if (v[i].hist[k].le[NR_LE - 1] || (last && last->le[NR_LE - 1]))
-			put_hist(f, d->prom, &v[i], &v[i].hist[k], last);
-	}
+	/* the sites with a sample, now or in an export before (held up: +Inf, the count) */
+	for (i = 0; i < n; i++)
+		if (v[i].hist[k].le[NR_LE - 1])
+			put_hist(f, d->prom, &v[i], &v[i].hist[k]);
 }
 
 /* Every site metric the mode measures and the export shows (src/metric.c), in its order. */

@@ -30,7 +30,10 @@ struct prom_series {
 struct prom_seen {
 	char name[MODEL_NAME_LEN];
 	char *cgroup; /* its cgroup label, NULL without one */
+	size_t cgroup_len;
 	bool kept;
+	/* what the last export showed of it: no series goes below */
+	__u64 last_count[SITE_COUNTS];
 	struct prom_series last[SITE_HISTS];
 };
 
@@ -61,8 +64,5 @@ static inline char label_char(char c)
  */
 const struct prom_site *prom_sites_make(const struct model *m, const struct prom_opts *o,
 					struct prom_site *all, struct prom_site **owned, int *n);
-
-/* s, never below what was exported last; last becomes what is exported now. */
-void prom_series_hold_up(struct prom_series *s, struct prom_series *last);
 
 #endif /* REPORT_PROM_INT_H */

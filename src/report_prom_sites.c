@@ -5,12 +5,18 @@
  * as site="other" (cgroup="other"), each histogram's samples placed at their
  * le edges.
  *
+ * The places go to the sites that drain: a site takes a label of its own at
+ * its first drain (or work), largest wait first, while places are left; one
+ * with local drains alone (every unit that execs has some) waits in "other",
+ * so that they never take the places before the drains come.
+ *
  * Counters must never go down, and two things could make them: a site that
- * leaves "other" for a label of its own takes its counts out of "other"; and a
- * wait taken back in tracepoint mode (wait_revised) moves a sample to a higher
- * bucket, so the series between the two go down by one. With a prom_memory a
- * site keeps the label it was first given, and each histogram series holds
- * its last value until the truth passes it again (the sample is late, not lost).
+ * leaves "other" for a label of its own (at its first drain) takes its counts
+ * out of "other"; and a wait taken back in tracepoint mode (wait_revised)
+ * moves a sample to a higher bucket, so the series between the two go down by
+ * one. With a prom_memory a site keeps the label it was given at its first
+ * drain, and each series, "other"'s with them, holds its last value until the
+ * truth passes it again (the sample is late, not lost).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -178,7 +184,6 @@ static int cmp_wait(const void *a, const void *b)
 {
 	const struct prom_site *x = a, *y = b;
 	const __u64 xw = x->hist[SITE_WAIT_NS].sum_ns, yw = y->hist[SITE_WAIT_NS].sum_ns;
-
 	size_t xl = x->cgroup_len, yl = y->cgroup_len;
 	int c;
 
@@ -245,9 +250,16 @@ static void reserve_seen(struct prom_memory *pm, int n)
 			return;
 }
 
+/* Whether site v has drained: local drains alone do not take a place. */
+static bool has_drains(const struct prom_site *v)
+{
+	return v->count[SITE_DRAINS] || v->count[SITE_WORKS];
+}
+
 /*
- * v's labels' entry in pm, made if new (in the room reserve_seen() made): kept while fewer than
- * max_sites are. NULL: no room, or out of memory.
+ * v's labels' entry in pm, made if new and v has drained (in the room
+ * reserve_seen() made): kept while fewer than max_sites are. NULL: none yet
+ * (local drains alone), no room, or out of memory.
  */
 static struct prom_seen *seen_site(struct prom_memory *pm, const struct prom_site *v, int max_sites)
 {
@@ -257,10 +269,11 @@ static struct prom_seen *seen_site(struct prom_memory *pm, const struct prom_sit
 
 	for (i = 0; i < pm->nr; i++)
 		if (same_label(pm->seen[i].name, v->name) &&
-		    same_cgroup(pm->seen[i].cgroup,
-				pm->seen[i].cgroup ? strlen(pm->seen[i].cgroup) : 0, v->cgroup,
+		    same_cgroup(pm->seen[i].cgroup, pm->seen[i].cgroup_len, v->cgroup,
 				v->cgroup_len))
 			return &pm->seen[i];
+	if (!has_drains(v))
+		return NULL;
 	/* room made before (reserve_seen()): the entries handed out stay in place */
 	if ((size_t)pm->nr >= pm->cap ||
 	    (v->cgroup && !(cgroup = strndup(v->cgroup, v->cgroup_len))))
@@ -269,6 +282,7 @@ static struct prom_seen *seen_site(struct prom_memory *pm, const struct prom_sit
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s", v->name);
 	s->cgroup = cgroup;
+	s->cgroup_len = cgroup ? v->cgroup_len : 0;
 	s->kept = !same_label(v->name, "other") && (max_sites <= 0 || pm->nr_kept < max_sites);
 	pm->nr_kept += s->kept;
 	return s;
@@ -283,11 +297,11 @@ static void other_cgroup(struct prom_site *other)
 
 /*
  * Keeps max_sites labels and sums the rest into site="other", with them a site
- * itself named "other" (its series would come twice). Without a memory the
- * kept ones are the first (largest wait); with one, a site keeps the label it
- * had in the exports before, and new ones, largest wait first, take the places
- * left; a site pm cannot remember goes to "other" (and stays: nothing
- * remembers it).
+ * itself named "other" (its series would come twice). Only sites that have
+ * drained take places. Without a memory the kept ones are the first (largest
+ * wait); with one, a site keeps the label it had in the exports before, and
+ * new ones, largest wait first, take the places left; a site with no place
+ * stays in "other" (one pm has no room for, until it has).
  */
 static int fold_other(struct prom_site *v, int n, int max_sites, struct prom_memory *pm,
 		      bool by_cgroup)
@@ -303,7 +317,9 @@ static int fold_other(struct prom_site *v, int n, int max_sites, struct prom_mem
 		reserve_seen(pm, n);
 	for (i = 0; i < n; i++) {
 		struct prom_seen *s = pm ? seen_site(pm, &v[i], max_sites) : NULL;
-		bool keep = pm ? s && s->kept : kept < max_sites && !same_label(v[i].name, "other");
+		bool keep =
+		    pm ? s && s->kept
+		       : kept < max_sites && has_drains(&v[i]) && !same_label(v[i].name, "other");
 
 		if (keep) {
 			v[i].seen = s;
@@ -319,7 +335,7 @@ static int fold_other(struct prom_site *v, int n, int max_sites, struct prom_mem
 }
 
 /* s, never below what was exported last; last becomes what is exported now. */
-void prom_series_hold_up(struct prom_series *s, struct prom_series *last)
+static void prom_series_hold_up(struct prom_series *s, struct prom_series *last)
 {
 	int i;
 
@@ -327,7 +343,28 @@ void prom_series_hold_up(struct prom_series *s, struct prom_series *last)
 	for (i = 0; i < NR_LE; i++)
 		s->le[i] = s->le[i] > last->le[i] ? s->le[i] : last->le[i];
 	s->sum_ns = s->sum_ns > last->sum_ns ? s->sum_ns : last->sum_ns;
+	s->count = s->count > last->count ? s->count : last->count;
 	*last = *s;
+}
+
+/*
+ * Every series of v no lower than the last export showed (v->seen's), which
+ * becomes what this one shows: "other" when a site left it, a histogram after
+ * a revised wait.
+ */
+static void site_hold_up(struct prom_site *v)
+{
+	int k;
+
+	if (!v->seen)
+		return;
+	for (k = 0; k < SITE_COUNTS; k++) {
+		if (v->count[k] < v->seen->last_count[k])
+			v->count[k] = v->seen->last_count[k];
+		v->seen->last_count[k] = v->count[k];
+	}
+	for (k = 0; k < SITE_HISTS; k++)
+		prom_series_hold_up(&v->hist[k], &v->seen->last[k]);
 }
 
 /*
@@ -360,6 +397,8 @@ const struct prom_site *prom_sites_make(const struct model *m, const struct prom
 	if (v) {
 		*n = fold_other(v, merge_sites(m, o->cgroup_path, v), o->max_sites, o->memory,
 				m->info.by_cgroup);
+		for (i = 0; i < *n; i++)
+			site_hold_up(&v[i]);
 		return v;
 	}
 	/* no memory to tell sites apart: still every count, all as "other" */

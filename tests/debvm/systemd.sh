@@ -5,10 +5,13 @@
 # deb), the unit enabled and started, Debian's node_exporter serving the
 # export from its textfile directory and Debian's Prometheus scraping it with
 # dist/'s alerting rules loaded, and the Grafana dashboard's every query
-# evaluated there. Truth: drainforce's N forced drains.
+# evaluated there. Truth: drainforce's N forced drains. Then two transient
+# units of one comm, told apart by their cgroups, each held to bpftrace's
+# count; and a drain held by a spinner in a unit of its own, named in flight.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/common.sh
+. tests/lib/truth.sh
 
 DEB=$(ls build/deb/drainstat_*_amd64.deb 2>/dev/null | head -n 1)
 EXPORT=/var/lib/prometheus/node-exporter/drainstat.prom
@@ -16,7 +19,9 @@ PROM=http://127.0.0.1:9090
 N=100
 COMM=dsunit$$
 COMM=${COMM:0:15}
-SITE='drainstat_drains_total{site="generic_fadvise"}'
+# the workload's drains: the series of its site and its cgroup, this script's
+# unit (--prom-cgroup=unit), with no other process's fadvise in it
+SITE="drainstat_drains_total{site=\"generic_fadvise\",cgroup=\"$(sed -n 's/^0:://p' /proc/self/cgroup)\"}"
 
 # query EXPR: the value of a PromQL expression now (one series), or "".
 query() {
@@ -209,6 +214,157 @@ while IFS=$'\t' read -r panel ref expr; do
 		fail "prometheus: dashboard panel \"$panel\" $ref returns $want" "got '$got' (samples, not NaN): $expr"
 	fi
 done < <(tests/prom/dashboard-exprs "$DASHBOARD")
+
+# ---- two units of one comm: drainforce at once as the transient units
+# drainwork.service and drainwork2.service, both under the comm drainwork.
+# drainstat -c drainwork's text, JSON and --prom reports, and the unit's
+# export as Prometheus scrapes it (its cgroup label: the unit,
+# --prom-cgroup=unit), each show two generic_fadvise rows, one per unit, each
+# held to bpftrace's count for the unit's cgroup (its cgroup builtin: the
+# cgroup's id, its directory's inode). The units run 80 and 30 rounds: their
+# counts differ, so that swapped they fail too.
+UNITS=(drainwork drainwork2)
+ROUNDS=(80 30)
+WCOMM=drainwork
+DRAINSTAT=/usr/sbin/drainstat
+TMP=$(mktemp -d)
+UNITS_START=$SECONDS
+
+# unit_start UNIT ROUNDS: drainforce -W -H, ROUNDS forced drains, as the
+# transient unit UNIT.service under WCOMM; once its setup is done (WCOMM
+# taken), its pid in UNIT_PID, the end of its rounds read from fd UNIT_DONE.
+unit_start() {
+	local fifo=$TMP/$1.done
+	mkfifo "$fifo"
+	exec {UNIT_DONE}<>"$fifo"
+	systemd-run --quiet --unit="$1" -p StandardOutput=file:"$fifo" \
+		"$PWD/build/tests/drainforce" -W -H -n "$2" -c "$WCOMM" "/var/tmp/$1.data" || return 1
+	UNIT_PID=$(systemctl show -p MainPID --value "$1.service")
+	wait_comm "$UNIT_PID" "$WCOMM"
+}
+
+# unit_series UNIT: the export's series of UNIT's drains at generic_fadvise.
+unit_series() {
+	echo "drainstat_drains_total{site=\"generic_fadvise\",cgroup=\"/system.slice/$1.service\"}"
+}
+
+# export_labels: the site and cgroup label pairs of the unit's export, each
+# with its number of series: which took the --prom-sites places.
+export_labels() {
+	grep -o '{site="[^"]*",cgroup="[^"]*"' "$EXPORT" | sort | uniq -c
+}
+
+# export_now: the unit's export rewritten now (systemctl reload); 1 if not in 10 s.
+export_now() {
+	local m0
+	m0=$(stat -c %.9Y "$EXPORT")
+	systemctl reload drainstat.service && wait_until 10 output_isnt "$m0" stat -c %.9Y "$EXPORT"
+}
+
+PIDS=() DONE=() IDS=() UNIT_BEFORE=() UNIT_AFTER=() TRUTH=() LABELS=
+for i in 0 1; do
+	u=${UNITS[i]}
+	unit_start "$u" "${ROUNDS[i]}" || fail "systemd-run --unit=$u: drainforce as $WCOMM" "$(systemctl status "$u" 2>&1 | tail -n 3)"
+	PIDS+=("$UNIT_PID") DONE+=("$UNIT_DONE")
+	IDS+=("$(stat -c %i "/sys/fs/cgroup/system.slice/$u.service")")
+	expect_eq "$u.service: drainforce in its cgroup" \
+		"$(sed -n 's/^0:://p' "/proc/$UNIT_PID/cgroup")" "/system.slice/$u.service"
+done
+TRUTH_BY=cgroup truth_start "comm:$WCOMM" "$TMP/truth" ||
+	fail "bpftrace counts the units' drains per cgroup" "$(tail -n 3 "$TMP/truth.err")"
+DS_PIDS=()
+start_attached "$TMP/text" -c "$WCOMM"
+start_attached "$TMP/json" -c "$WCOMM" -j
+start_attached "$TMP/prom" -c "$WCOMM" --prom "$TMP/units.prom" 0.5
+wait_until 30 test -e "$TMP/units.prom"
+export_now || fail "the export before the units' rounds" "not rewritten on reload"
+for u in "${UNITS[@]}"; do
+	UNIT_BEFORE+=("$(prom_value "$EXPORT" "$(unit_series "$u")")")
+done
+kill -USR1 "${PIDS[@]}"
+for i in 0 1; do
+	read -r -t 120 _ <&"${DONE[i]}" || fail "${UNITS[i]}: drainforce ends its rounds" "not in 120 s"
+done
+truth_stop || fail "bpftrace counted the units' drains" "$(tail -n 3 "$TMP/truth.err")"
+export_now || fail "the export after the units' rounds" "not rewritten on reload"
+stop_attached
+systemctl stop "${UNITS[@]/%/.service}"
+
+OUT=$TMP/text
+MODE=$(mode_of "$OUT")
+for i in 0 1; do
+	TRUTH+=("$(truth_drains "$MODE" "${IDS[i]}")")
+done
+check "bpftrace: the units' drains counted, and unequal (${TRUTH[*]})" \
+	test "${TRUTH[0]}" -gt 0 -a "${TRUTH[1]}" -gt 0 -a "${TRUTH[0]}" != "${TRUTH[1]}"
+expect_eq "text: two rows of $WCOMM at generic_fadvise" "$(site_rows "$OUT" generic_fadvise "$WCOMM")" 2
+check "-j: valid JSON" jq -e . "$TMP/json" >/dev/null
+for i in 0 1; do
+	u=${UNITS[i]}
+	check_cgroup_row "$OUT" "$TMP/json" "$WCOMM" "/system.slice/$u.service" "${IDS[i]}" "${TRUTH[i]}"
+	expect_eq "--prom: drains of $u.service = bpftrace's" \
+		"$(prom_value "$TMP/units.prom" "$(unit_series "$u")")" "${TRUTH[i]}"
+	UNIT_AFTER+=("$(prom_value "$EXPORT" "$(unit_series "$u")")")
+	got="(no series)"
+	[ -z "${UNIT_AFTER[i]}" ] || got=$((UNIT_AFTER[i] - ${UNIT_BEFORE[i]:-0}))
+	expect_eq "the unit's export: drains of $u.service went up by bpftrace's" "$got" "${TRUTH[i]}" ||
+		LABELS=1
+done
+[ -z "$LABELS" ] || { echo "the unit's export, its labels:" && export_labels | sed 's/^/    /'; }
+for i in 0 1; do
+	series=$(unit_series "${UNITS[i]}")
+	wait_until 30 output_is "${UNIT_AFTER[i]}" query "$series"
+	expect_eq "prometheus: drains of ${UNITS[i]}.service, as exported" \
+		"$(query "$series")" "${UNIT_AFTER[i]:-(none)}"
+done
+echo "systemd: drainstat -c $WCOMM, the units' rounds (bpftrace: ${TRUTH[*]}):"
+sed 's/^/    /' "$OUT"
+echo "systemd: the two units took $((SECONDS - UNITS_START)) s"
+rm -f /var/tmp/drainwork*.data
+
+# ---- a drain stuck behind a spinner in a unit of its own: tests/lib/stuck.sh's
+# held drain, stuckdrain -X's spinner (a process of its own) moved into the
+# transient unit drainspin.service, which systemd-run starts (no D-Bus here for
+# systemd's AttachProcessesToUnit: its cgroup.procs, as systemd would), its
+# dropper and waiter left in this script's unit.
+# The in-flight view, text and JSON, names the spinner's unit on the pending
+# CPU's line and the caller's on the caller's.
+. tests/lib/stuck.sh
+STUCKDRAIN=$PWD/build/tests/stuckdrain
+STUCK_DATA=/var/tmp/drainspin.data
+SPIN_MS=1500
+STUCK_MS=300
+INTERVAL_MS=200
+T_MS=400
+SLACK_MS=100
+SPIN_START=$SECONDS
+
+# in_drainspin PID: stuckdrain PID's spinner moved into drainspin.service.
+# shellcheck disable=SC2317 # run by stuck_run
+in_drainspin() {
+	stuck_spinner_tid "$1" >/sys/fs/cgroup/system.slice/drainspin.service/cgroup.procs
+}
+
+systemd-run --quiet --unit=drainspin sleep infinity
+expect_eq "systemd-run --unit=drainspin: the unit runs" "$(systemctl is-active drainspin.service)" active
+if check "in flight: RT throttling off" stuck_setup; then
+	STUCK_ARGS=-X STUCK_PLACE=in_drainspin stuck_run "$TMP/stuck" \
+		--stuck ${STUCK_MS}ms -T ${T_MS}ms 0.2 || fail "in flight: stuck run (text)"
+	expect_eq "in flight: the spinner in drainspin.service" \
+		"$STUCK_SPIN_CG" /system.slice/drainspin.service
+	expect_eq "in flight: the dropper in this script's unit" \
+		"$STUCK_CG" "$(sed -n 's/^0:://p' /proc/self/cgroup)"
+	stuck_check_text "$(mode_of "$TMP/stuck")" "$TMP/stuck"
+	STUCK_ARGS=-X STUCK_PLACE=in_drainspin stuck_run "$TMP/stuck.json" \
+		--stuck ${STUCK_MS}ms -T ${T_MS}ms -j 0.2 || fail "in flight: stuck run (json)"
+	stuck_check_json "$(mode_of "$TMP/stuck")" "$TMP/stuck.json"
+	stuck_restore
+	echo "systemd: the stuck drain's report, in flight:"
+	awk '/^STUCK: / { f = 1 } f && /^$/ { exit } f' "$TMP/stuck.stuck" | sed 's/^/    /'
+fi
+systemctl stop drainspin.service
+echo "systemd: the stuck drain in drainspin.service took $((SECONDS - SPIN_START)) s"
+rm -rf "$TMP" "$STUCK_DATA"
 
 # ---- stop: exit 0, no BPF program left
 check "the unit's programs are loaded" test "$(drainstat_progs)" -gt 0

@@ -68,14 +68,10 @@ start_workload() {
 	echo $WL >"$MNT/$1/cgroup.procs"
 }
 
-# run_drainstat NAME ARGS...: drainstat -v -c COMM ARGS on CPU 1 (as
-# forced_drains), its output in $TMPDIR_TEST/NAME, attached when it returns.
+# run_drainstat NAME ARGS...: drainstat -v -c COMM ARGS (start_attached), its
+# output in $TMPDIR_TEST/NAME.
 run_drainstat() {
-	local out=$TMPDIR_TEST/$1
-	shift
-	taskset -c 1 "$DRAINSTAT" -v -c "$COMM" "$@" >"$out" 2>"$out.err" &
-	DS_PIDS+=($!)
-	wait_attached "$out.err" || fail "drainstat $* starts" "$(cat "$out.err")"
+	start_attached "$TMPDIR_TEST/$1" -c "$COMM" "${@:2}"
 }
 
 CG_A=dstest$$-a
@@ -106,11 +102,7 @@ read -r -t 120 _ <&"$FD_B" || fail "drainforce B ends its rounds" "not in 120 s"
 truth_stop || fail "bpftrace counted the drains" "$(tail -n 3 "$TMPDIR_TEST/truth.err")"
 # one export more, the last, at the end
 sleep 1
-for DS_PID in "${DS_PIDS[@]}"; do
-	kill -INT "$DS_PID"
-	wait_drainstat
-	expect_eq "drainstat $DS_PID: exit 0" "$DS_RC" 0
-done
+stop_attached
 kill -KILL $WL_A $WL_B
 wait $WL_A $WL_B 2>/dev/null
 drop_cgroup $CG_A
@@ -125,18 +117,9 @@ TRUTH_B=$(truth_drains "$MODE" "$ID_B")
 check "bpftrace counted drains in both cgroups ($TRUTH_A, $TRUTH_B)" \
 	test "$TRUTH_A" -gt 0 -a "$TRUTH_B" -gt 0
 check "text: a CGROUP column" grep -q "^SITE .* COMM .* CGROUP " "$OUT"
-expect_eq "text: drains of $COMM in /$CG_A = bpftrace's" \
-	"$(site_field "$OUT" generic_fadvise "$COMM" 3 "/$CG_A")" "$TRUTH_A"
-expect_eq "text: drains of $COMM in /$CG_B = bpftrace's" \
-	"$(site_field "$OUT" generic_fadvise "$COMM" 3 "/$CG_B")" "$TRUTH_B"
-
-OUT=$TMPDIR_TEST/json
-check "-j: valid JSON" jq -e . "$OUT" >/dev/null
-row() { echo ".sites[] | select(.site == \"generic_fadvise\" and .comm == \"$COMM\" and .cgroup == \"/$1\")"; }
-expect_eq "-j: drains in /$CG_A = bpftrace's" "$(jq "$(row $CG_A) | .drains" "$OUT")" "$TRUTH_A"
-expect_eq "-j: drains in /$CG_B = bpftrace's" "$(jq "$(row $CG_B) | .drains" "$OUT")" "$TRUTH_B"
-expect_eq "-j: cgroup_id of /$CG_A, its inode" "$(jq "$(row $CG_A) | .cgroup_id" "$OUT")" "$ID_A"
-expect_eq "-j: cgroup_id of /$CG_B, its inode" "$(jq "$(row $CG_B) | .cgroup_id" "$OUT")" "$ID_B"
+check "-j: valid JSON" jq -e . "$TMPDIR_TEST/json" >/dev/null
+check_cgroup_row "$OUT" "$TMPDIR_TEST/json" "$COMM" "/$CG_A" "$ID_A" "$TRUTH_A"
+check_cgroup_row "$OUT" "$TMPDIR_TEST/json" "$COMM" "/$CG_B" "$ID_B" "$TRUTH_B"
 
 check "--prom: promtool check metrics" bash -c "promtool check metrics < '$PROM'"
 series() { echo "drainstat_drains_total{site=\"generic_fadvise\",cgroup=\"/$1\"}"; }
@@ -146,7 +129,7 @@ expect_eq "--prom: drains in /$CG_B = bpftrace's" "$(prom_value "$PROM" "$(serie
 OUT=$TMPDIR_TEST/bycomm
 check "--by=comm: no CGROUP column" bash -c "! grep -q CGROUP '$OUT'"
 expect_eq "--by=comm: one row of $COMM at generic_fadvise" \
-	"$(grep -c "^generic_fadvise  *$COMM " "$OUT")" 1
+	"$(site_rows "$OUT" generic_fadvise "$COMM")" 1
 expect_eq "--by=comm: its drains, the sum of the two cgroups'" \
 	"$(site_field "$OUT" generic_fadvise "$COMM" 3)" $((TRUTH_A + TRUTH_B))
 

@@ -58,6 +58,28 @@ site_field() {
 			print $(cg && n >= 3 ? n + 1 : n); exit }' "$1"
 }
 
+# site_rows FILE SITE COMM: how many rows of SITE and COMM the site table has
+# (one per cgroup with --by's default), the LOCAL table's left out.
+site_rows() {
+	awk -v s="$2" -v c="$3" '/^SITE / { t = 1; next } /^$/ { t = 0 }
+		t && $1 == s && $2 == c { n++ } END { print n + 0 }' "$1"
+}
+
+# check_cgroup_row TEXT JSON COMM CGROUP ID DRAINS: the generic_fadvise row of
+# COMM in CGROUP (as the text shows it, its id ID) has DRAINS drains in the
+# text report TEXT and the JSON report JSON, where it is the one row of that
+# site, comm and cgroup: two cgroups merged into one row fail, and so do their
+# counts swapped where they differ.
+check_cgroup_row() {
+	local text=$1 json=$2 comm=$3 cg=$4 id=$5 drains=$6 row
+	row=".sites[] | select(.site == \"generic_fadvise\" and .comm == \"$comm\" and .cgroup == \"$cg\")"
+	expect_eq "text: drains of $comm in $cg = bpftrace's" \
+		"$(site_field "$text" generic_fadvise "$comm" 3 "$cg")" "$drains"
+	expect_eq "-j: drains of $comm in $cg = bpftrace's, one row" \
+		"$(jq -r "[$row | .drains] | map(tostring) | join(\" \")" "$json")" "$drains"
+	expect_eq "-j: cgroup_id of $cg, its inode" "$(jq "$row | .cgroup_id" "$json")" "$id"
+}
+
 # cgroup_of TID: the cgroup v2 path of a task, as drainstat names it, where a
 # cgroup v2 hierarchy is mounted; nothing where none is (drainstat then shows
 # no cgroup in flight).
@@ -131,6 +153,29 @@ start_drainstat() {
 	wait_output 20 "$DS_PID" '^drainstat ' "$out" && return 0
 	echo "drainstat did not start: $(cat "$out.err")" >&2
 	return 1
+}
+
+# start_attached OUT ARGS...: drainstat -v ARGS in the background on CPU 1 (as
+# forced_drains: its page faults would flush a workload's batch on CPU 0), its
+# output in OUT and OUT.err, its pid added to DS_PIDS; returns once it is
+# attached (1, said, if it is not in 30 s).
+start_attached() {
+	local out=$1
+	shift
+	taskset -c 1 "$DRAINSTAT" -v "$@" >"$out" 2>"$out.err" &
+	DS_PIDS+=($!)
+	wait_attached "$out.err" || fail "drainstat $* starts" "$(cat "$out.err")"
+}
+
+# stop_attached: each drainstat of DS_PIDS ends on SIGINT, its last report
+# out, with exit status 0; DS_PIDS emptied.
+stop_attached() {
+	for DS_PID in "${DS_PIDS[@]}"; do
+		kill -INT "$DS_PID"
+		wait_drainstat
+		expect_eq "drainstat $DS_PID: exit 0" "$DS_RC" 0
+	done
+	DS_PIDS=()
 }
 
 # stack_walks ERR: the kernel stacks a drainstat -v walked, from its exit line in

@@ -392,8 +392,12 @@ stuck_check_text() {
 	# the -T events' drains and works, without the reports
 	awk '/ DRAIN IN FLIGHT over / { f = 1; next } f && /^  / { print; next } { f = 0 }' \
 		"$out" >"$out.events"
-	check "$mode -T: with its pending CPU and the spinner" \
-		drain_has_work "$out.events" "$drain" "$cpu"
+	# its lines for the log when it fails: seen once (full mode, arm64 6.12,
+	# two VMs on two host CPUs) and not yet explained
+	if ! check "$mode -T: with its pending CPU and the spinner" \
+		drain_has_work "$out.events" "$drain" "$cpu"; then
+		grep -A6 ' DRAIN IN FLIGHT over ' "$out" | cut -c1-300 | head -n 14 | sed 's/^/    /'
+	fi
 	if ! expect_eq "$mode -T: and once more when it ended" \
 		"$(grep -c "SLOW DRAIN pid $PID tid $DROPPER (sd-dropper$(cgroup_text_re "$STUCK_CG")) on CPU 0: wait " "$out")" 1; then
 		stuck_show "$out" 'SLOW DRAIN\|DRAIN IN FLIGHT'

@@ -342,6 +342,16 @@ static void test_prom_cgroups_other(void)
 	model__free(&m);
 }
 
+/* A tracepoint-mode model with room for rows (add_row()), keyed by cgroup or not. */
+static void rows_model(struct model *m, int rows, bool by_cgroup)
+{
+	memset(m, 0, sizeof(*m));
+	m->info = tracepoint_info;
+	m->info.by_cgroup = by_cgroup;
+	m->sites = calloc((size_t)rows, sizeof(*m->sites));
+	CHECK(m->sites != NULL);
+}
+
 /*
  * A hundred short-lived units, one drain each, every one a cgroup of its own
  * gone by the report: no more series than --prom-sites allows, export after
@@ -355,10 +365,7 @@ static void test_prom_cgroups_bounded(void)
 	char *got;
 	int i, round;
 
-	memset(&m, 0, sizeof(m));
-	m.info = tracepoint_info;
-	m.info.by_cgroup = true;
-	m.sites = calloc(101, sizeof(*m.sites));
+	rows_model(&m, 101, true);
 	add_row(&m, "generic_fadvise", "drainforce", 300, 1, 12 * US, 3 * US, 40 * US)->cgroup =
 	    "/system.slice/drainwork.service";
 	for (i = 0; i < 100; i++) {
@@ -377,6 +384,94 @@ static void test_prom_cgroups_bounded(void)
 	model__free(&m);
 }
 
+/* A row of local drains alone (n of them, 700 ns each): units that exec, in full mode. */
+static struct model_site *add_local_row(struct model *m, const char *site, const char *cgroup,
+					__u64 n)
+{
+	struct model_site *r = add_row(m, site, "sh", 0, 0, 0, 0, 0);
+
+	r->cgroup = cgroup;
+	golden__sparse_fill(&m->arena, &r->hist[SITE_LOCAL_NS], 700, 10, n);
+	return r;
+}
+
+/* Full mode, a dozen units' local drains (10 each) and room for 4 rows more. */
+static void units_model(struct model *m, char (*units)[40])
+{
+	int i;
+
+	rows_model(m, 16, true);
+	m->info.mode = "full";
+	m->info.entry_visible = true;
+	m->info.has_local = true;
+	for (i = 0; i < 12; i++) {
+		snprintf(units[i], 40, "/system.slice/unit%02d.service", i);
+		add_local_row(m, "begin_new_exec", units[i], 10);
+	}
+}
+
+/*
+ * Under systemd, full mode: a dozen units' local drains come before the
+ * workload drains. They take no place of --prom-sites 2 (they wait in
+ * "other"), so the workload's two units, draining in the next export, get
+ * their own series. One of the local sites then drains too and leaves
+ * "other" with its local drains: "other"'s counter holds its value, never
+ * lower, until the truth passes it.
+ */
+static void test_prom_places_go_to_drains(void)
+{
+	static char units[12][40];
+	struct prom_memory *pm = prom_memory__new();
+	struct model m;
+	char *got;
+	int i;
+
+	units_model(&m, units);
+	got = render_with(&m, 2, pm);
+	CHECK(golden__count(got, "\ndrainstat_local_drains_total{") == 1);
+	CHECK(strstr(got, "\ndrainstat_local_drains_total{site=\"other\",cgroup=\"other\"} 120\n"));
+	free(got);
+	add_row(&m, "generic_fadvise", "drainforce", 100, 0, 12 * US, 3 * US, 40 * US)->cgroup =
+	    "/system.slice/drainwork.service";
+	add_row(&m, "generic_fadvise", "drainforce", 50, 0, 12 * US, 3 * US, 40 * US)->cgroup =
+	    "/system.slice/drainwork2.service";
+	got = render_with(&m, 2, pm);
+	CHECK(strstr(got, "\ndrainstat_drains_total{site=\"generic_fadvise\",cgroup=\""
+			  "/system.slice/drainwork.service\"} 100\n"));
+	CHECK(strstr(got, "\ndrainstat_drains_total{site=\"generic_fadvise\",cgroup=\""
+			  "/system.slice/drainwork2.service\"} 50\n"));
+	CHECK(!strstr(got, "\ndrainstat_drains_total{site=\"other\""));
+	free(got);
+	/* places full: a local site that drains now stays in "other", its counts with it */
+	m.sites[0].count[SITE_DRAINS] = 1;
+	m.sites[0].count[SITE_WORKS] = m.sites[0].count[SITE_REMOTE_WORKS] = 1;
+	got = render_with(&m, 2, pm);
+	CHECK(strstr(got, "\ndrainstat_drains_total{site=\"other\",cgroup=\"other\"} 1\n"));
+	CHECK(strstr(got, "\ndrainstat_local_drains_total{site=\"other\",cgroup=\"other\"} 120\n"));
+	free(got);
+	prom_memory__free(pm);
+	model__free(&m);
+	/* with room: it leaves "other" with its 10 local drains, and "other" holds 120 */
+	pm = prom_memory__new();
+	units_model(&m, units);
+	free(render_with(&m, 20, pm));
+	m.sites[0].count[SITE_DRAINS] = 1;
+	m.sites[0].count[SITE_WORKS] = m.sites[0].count[SITE_REMOTE_WORKS] = 1;
+	got = render_with(&m, 20, pm);
+	CHECK(strstr(got, "\ndrainstat_local_drains_total{site=\"begin_new_exec\",cgroup=\""
+			  "/system.slice/unit00.service\"} 10\n"));
+	CHECK(strstr(got, "\ndrainstat_local_drains_total{site=\"other\",cgroup=\"other\"} 120\n"));
+	free(got);
+	/* until the truth passes it: 11 units' 10 more each */
+	for (i = 1; i < 12; i++)
+		golden__sparse_fill(&m.arena, &m.sites[i].hist[SITE_LOCAL_NS], 700, 10, 10);
+	got = render_with(&m, 20, pm);
+	CHECK(strstr(got, "\ndrainstat_local_drains_total{site=\"other\",cgroup=\"other\"} 220\n"));
+	free(got);
+	prom_memory__free(pm);
+	model__free(&m);
+}
+
 /*
  * More sites than the memory's first room (32) in one export: every site
  * remembered in that one pass keeps its entry where it was handed out (ASan
@@ -390,9 +485,7 @@ static void test_prom_memory_grows_in_one_export(void)
 	char *got;
 	int i, round;
 
-	memset(&m, 0, sizeof(m));
-	m.info = tracepoint_info;
-	m.sites = calloc(40, sizeof(*m.sites));
+	rows_model(&m, 40, false);
 	for (i = 0; i < 40; i++) {
 		snprintf(names[i], sizeof(names[i]), "site_%02d", i);
 		add_row(&m, names[i], "drainforce", 40 - i, 0, 10 * US, 3 * US,
@@ -616,6 +709,7 @@ int main(void)
 	RUN(test_prom_cgroups_other);
 	RUN(test_prom_cgroups_bounded);
 	RUN(test_prom_memory_grows_in_one_export);
+	RUN(test_prom_places_go_to_drains);
 	RUN(test_metrics_named);
 	return failed ? 1 : 0;
 }
