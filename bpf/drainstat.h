@@ -149,9 +149,19 @@ enum site_hist {
 };
 
 /*
+ * The arrays that callers and target CPUs write, one entry per site or CPU,
+ * are page-aligned (mmapped): entries a cache line apiece keep two CPUs that
+ * write two entries off each other's lines.
+ */
+#define DRAINSTAT_LINE 64
+
+/*
  * A slot of the sites array (mmapped by user space, which reads it in place):
  * key and slot are written when the slot is taken, then ready is set once the
  * slot is the key's; a slot never ready was lost to a race and stays unused.
+ * Its first line ends with the counts its callers write (drains), its second
+ * begins with those of entry-visible drains and of its works, written by the
+ * target CPUs with its dispatch histogram.
  */
 struct site_stats {
 	struct site_key key;
@@ -159,7 +169,7 @@ struct site_stats {
 	__u32 slot; /* its own index, for the drains that keep it */
 	__u64 count[SITE_COUNTS];
 	struct hist hist[SITE_HISTS];
-};
+} __attribute__((aligned(DRAINSTAT_LINE)));
 
 /* A target CPU's counts and histograms, by index: cpu_stats.count[] and .hist[]. */
 enum cpu_count {
@@ -179,7 +189,7 @@ enum cpu_hist {
 struct cpu_stats {
 	__u64 count[CPU_COUNTS];
 	struct hist hist[CPU_HISTS];
-};
+} __attribute__((aligned(DRAINSTAT_LINE)));
 
 /* POSIX_FADV_NORMAL..POSIX_FADV_NOREUSE are 0..5; anything else counts as "other". */
 #define FADVISE_ADVICE_OTHER 6
@@ -331,7 +341,7 @@ struct work_state {
 	__u32 caller_tid;
 	__u32 caller_cpu;
 	__u32 pad;
-};
+} __attribute__((aligned(DRAINSTAT_LINE)));
 
 /* What runs on a CPU now (drainstat_running); flags: RUNNING_*. */
 #define RUNNING_KNOWN 1U /* the runqueue was read: the rest is set */
