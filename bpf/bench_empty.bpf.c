@@ -270,10 +270,11 @@ int route_slot_fadvise_exit(void *ctx)
 
 /*
  * index: an array of slots indexed by tid (a hash table with no chains): a
- * task finds its call in the same slot wherever it runs, migrated or not. A
- * call that finds another task's call in flight in its slot (their tids
- * collide) moves that one to the hash, and the exit that misses its slot
- * looks there only while the hash holds some (route_moved_nr).
+ * task finds its call in the same slot wherever it runs, migrated or not. As
+ * drainstat's (bpf/fadvise.bpf.h), a task claims its slot by compare-and-swap
+ * of its tid from 0 and frees it at its exit; a call whose slot another task
+ * holds (their tids collide) goes to the hash, where the exit that misses its
+ * slot looks only while the hash holds some (route_moved_nr).
  */
 #define ROUTE_INDEX_SLOTS 1024
 
@@ -298,14 +299,26 @@ int route_index_fadvise_enter(struct trace_event_raw_sys_enter *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), i = tid % ROUTE_INDEX_SLOTS;
 	struct route_index_slot *s = bpf_map_lookup_elem(&route_index, &i);
+	struct route_call *c;
+	__u32 owner;
 
 	if (!s)
 		return 0;
-	if (s->call.start_ns && s->tid != tid &&
-	    !bpf_map_update_elem(&route_moved, &s->tid, &s->call, BPF_ANY))
+	owner = __sync_val_compare_and_swap(&s->tid, 0, tid);
+	if (!owner || owner == tid) {
+		route_start(&s->call, ctx);
+		return 0;
+	}
+	c = bpf_map_lookup_elem(&route_moved, &tid);
+	if (!c) {
+		if (bpf_map_update_elem(&route_moved, &tid, &(struct route_call){}, BPF_ANY))
+			return 0;
+		c = bpf_map_lookup_elem(&route_moved, &tid);
+		if (!c)
+			return 0;
 		__sync_fetch_and_add(&route_moved_nr, 1);
-	s->tid = tid;
-	route_start(&s->call, ctx);
+	}
+	route_start(c, ctx);
 	return 0;
 }
 
@@ -361,8 +374,10 @@ int route_index_fadvise_exit(void *ctx)
 
 	if (!s)
 		return 0;
-	if (s->tid == tid && s->call.start_ns) {
-		route_index_end(&s->call);
+	if (s->tid == tid) {
+		if (s->call.start_ns)
+			route_index_end(&s->call);
+		__sync_val_compare_and_swap(&s->tid, tid, 0);
 		return 0;
 	}
 	if (!route_moved_nr)
