@@ -2,10 +2,11 @@
 /*
  * What runs on a CPU that holds a drain work. User space runs this (a test
  * run on that CPU: an IPI) only when a report is made and only for CPUs whose
- * drain work has not started: nothing here runs on the hot paths, hence an
- * object of its own, apart from drainstat.bpf.c's per-event programs. The IPI
- * interrupts whatever runs there, so current is that task. It reads the task
- * and nothing of drainstat's: no map is shared.
+ * drain work has not started: nothing here runs on the hot paths, hence a
+ * file of its own, apart from drainstat.bpf.c's per-event programs; the
+ * Makefile links both into one object, so that libbpf parses the kernel's BTF
+ * once at load. The IPI interrupts whatever runs there, so current is that
+ * task. It reads the task and nothing of drainstat's: no map is shared.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

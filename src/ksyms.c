@@ -203,13 +203,27 @@ static struct ksym *ksyms__new_sym(struct ksyms *ks)
 	return &ks->syms[ks->nr_syms];
 }
 
+/*
+ * True for a line of a __pfx_ symbol, told by its first bytes: the address's
+ * digits, a blank, the type and a blank (the kernel prints no more than one of
+ * each), without parsing the rest. Half the lines since 6.2.
+ */
+static bool is_padding_line(const char *line)
+{
+	const char *p = line;
+
+	while (hex_digit(*p) >= 0)
+		p++;
+	return p - line == 16 && p[0] == ' ' && p[1] && p[2] == ' ' && is_padding(p + 3);
+}
+
 /* Stores the symbol on line, if it is one worth keeping. Returns 0 or -ENOMEM. */
 static int loader__add_line(struct ksyms_loader *ld, char *line)
 {
 	struct ksyms_line parsed;
 	struct ksym *sym;
 
-	if (parse_line(line, &parsed))
+	if (is_padding_line(line) || parse_line(line, &parsed))
 		return 0;
 	if (!parsed.addr) {
 		ld->nr_hidden++;
@@ -315,16 +329,33 @@ static int cmp_addr(const void *pa, const void *pb)
 	return a < b ? -1 : a > b;
 }
 
-/* True without modules: vmlinux comes in address order, modules after it may not. */
-static bool ksyms__sorted_by_addr(const struct ksyms *ks)
+/* How many text symbols come first in address order: vmlinux's at least. */
+static size_t ksyms__nr_sorted(const struct ksyms *ks)
 {
 	size_t i;
 
 	for (i = 1; i < ks->nr_text; i++) {
 		if (ks->by_addr[i - 1]->addr > ks->by_addr[i]->addr)
-			return false;
+			return i;
 	}
-	return true;
+	return ks->nr_text;
+}
+
+/*
+ * vmlinux comes in address order, modules and BPF code after it may not. The
+ * tail after the sorted run is sorted alone: where it lies above vmlinux (x86:
+ * modules and BPF code are mapped above the kernel) that is all; where not
+ * (arm64's modules lie below it), the whole is sorted.
+ */
+static void ksyms__sort(struct ksyms *ks)
+{
+	size_t n = ksyms__nr_sorted(ks);
+
+	if (n == ks->nr_text)
+		return;
+	qsort(ks->by_addr + n, ks->nr_text - n, sizeof(*ks->by_addr), cmp_addr);
+	if (ks->by_addr[n - 1]->addr > ks->by_addr[n]->addr)
+		qsort(ks->by_addr, ks->nr_text, sizeof(*ks->by_addr), cmp_addr);
 }
 
 static int ksyms__index(struct ksyms *ks)
@@ -338,8 +369,7 @@ static int ksyms__index(struct ksyms *ks)
 		if (is_text(ks->syms[i].type))
 			ks->by_addr[ks->nr_text++] = &ks->syms[i];
 	}
-	if (!ksyms__sorted_by_addr(ks))
-		qsort(ks->by_addr, ks->nr_text, sizeof(*ks->by_addr), cmp_addr);
+	ksyms__sort(ks);
 	return 0;
 }
 

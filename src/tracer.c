@@ -15,7 +15,6 @@
 
 #include "drainstat.h" /* before the skeleton: its .bss holds a struct of ours */
 #include "drainstat.skel.h"
-#include "running.skel.h"
 #include "probe.h"
 #include "site.h"
 #include "tracer.h"
@@ -172,8 +171,6 @@ static void unload(struct tracer *t)
 		munmap((void *)t->cpus_area, t->cpus_area_size);
 	t->works_area = NULL;
 	t->cpus_area = NULL;
-	running_bpf__destroy(t->running);
-	t->running = NULL;
 	drainstat_bpf__destroy(t->skel);
 	t->skel = NULL;
 }
@@ -187,7 +184,7 @@ static int check_fds(const struct tracer *t, unsigned int *fds_needed)
 {
 	struct tracer_needs needs;
 
-	tracer_count_needs(t->skel, t->running, &t->plan, t->nr_cpus, &needs);
+	tracer_count_needs(t->skel, &t->plan, t->nr_cpus, &needs);
 	if (t->opts.fds_beside + needs.fds <= probe__fds_limit())
 		return 0;
 	*fds_needed = t->opts.fds_beside + needs.fds;
@@ -234,14 +231,11 @@ static bool retry_without_own(struct tracer *t, enum drain_mode mode, int err)
 	return true;
 }
 
-/* The per-event object and drainstat_running's, opened: 0 or -errno. */
+/* The object, per-event programs and drainstat_running's, opened: 0 or -errno. */
 static int open_objects(struct tracer *t)
 {
 	t->skel = drainstat_bpf__open();
-	if (!t->skel)
-		return -errno;
-	t->running = running_bpf__open();
-	return t->running ? 0 : -errno;
+	return t->skel ? 0 : -errno;
 }
 
 /* Auto skips, cheaply, the modes this kernel cannot have: 0 to try mode, else why not. */
@@ -332,8 +326,6 @@ int tracer__load(struct tracer *t, unsigned int *fds_needed)
 		err = set_targets(&t->plan);
 	if (!err)
 		err = drainstat_bpf__load(t->skel);
-	if (!err)
-		err = running_bpf__load(t->running);
 	err = load_error(err);
 	if (err && retry_without_own(t, mode, err)) {
 		unload(t);

@@ -12,7 +12,6 @@
 #include "tracer.h"
 
 struct drainstat_bpf;
-struct running_bpf;
 
 #define MAX_LINKS 24
 
@@ -40,7 +39,6 @@ struct tracer {
 	struct tracer_opts opts; /* as tracer__new() got them */
 	struct plan plan;	 /* what the mode being started loads and attaches */
 	struct drainstat_bpf *skel;
-	struct running_bpf *running; /* drainstat_running's object: run only for a report */
 	int nr_cpus;
 	const void *sites_area; /* the sites array's slots in use, mmapped read-only */
 	size_t sites_area_size;
@@ -70,9 +68,9 @@ void tracer_plan_mode(struct plan *p, struct drainstat_bpf *s, const struct trac
 /* skel's rodata, autoload and map sizes for plan in mode: 0 or -errno. */
 int tracer_configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 		     const struct plan *plan, enum drain_mode mode, int nr_cpus);
-/* The fds and kernel memory the configured skeletons and the plan need. */
-void tracer_count_needs(const struct drainstat_bpf *skel, const struct running_bpf *running,
-			const struct plan *plan, int nr_cpus, struct tracer_needs *needs);
+/* The fds and kernel memory the configured skeleton and the plan need. */
+void tracer_count_needs(const struct drainstat_bpf *skel, const struct plan *plan, int nr_cpus,
+			struct tracer_needs *needs);
 
 /* The stack id in map (stacks or ustacks) into ips; *nr 0 if it has none. */
 int tracer_read_ips(const struct bpf_map *map, __s32 id, __u64 *ips, int *nr);

@@ -12,7 +12,6 @@
 
 #include "drainstat.h" /* before the skeleton: its .bss holds a struct of ours */
 #include "drainstat.skel.h"
-#include "running.skel.h"
 #include "hooks.h"
 #include "tracer.h"
 #include "tracer_int.h"
@@ -105,6 +104,9 @@ int tracer_configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 		bpf_program__set_autoload(prog, false);
 	for (i = 0; i < plan->nr && !err; i++)
 		err = bpf_program__set_autoload(plan->hooks[i].prog, true);
+	/* run by user space for a report, never attached */
+	if (!err)
+		err = bpf_program__set_autoload(skel->progs.drainstat_running, true);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.cpus, (__u32)nr_cpus);
 	if (!err)
@@ -198,16 +200,15 @@ static void count_object(const struct bpf_object *obj, int nr_cpus, struct trace
 		needs->fds += bpf_program__autoload(prog);
 }
 
-/* What the configured skeletons and the plan need: both objects, and a link per hook. */
-void tracer_count_needs(const struct drainstat_bpf *skel, const struct running_bpf *running,
-			const struct plan *plan, int nr_cpus, struct tracer_needs *needs)
+/* What the configured skeleton and the plan need: the object, and a link per hook. */
+void tracer_count_needs(const struct drainstat_bpf *skel, const struct plan *plan, int nr_cpus,
+			struct tracer_needs *needs)
 {
 	int i;
 
 	needs->fds = 0;
 	needs->memory = LOAD_MEMORY;
 	count_object(skel->obj, nr_cpus, needs);
-	count_object(running->obj, nr_cpus, needs);
 	for (i = 0; i < plan->nr; i++)
 		needs->fds += link_fds(&plan->hooks[i]);
 }
@@ -219,22 +220,17 @@ static int mode_needs(const struct tracer_opts *opts, enum drain_mode mode, int 
 	struct tracer_features features = {};
 	struct tracer_symbols syms = {};
 	struct drainstat_bpf *skel = drainstat_bpf__open();
-	struct running_bpf *running = skel ? running_bpf__open() : NULL;
 	struct plan plan;
 	int err;
 
-	if (!running) {
-		err = -errno;
-		drainstat_bpf__destroy(skel);
-		return err;
-	}
+	if (!skel)
+		return -errno;
 	tracer_plan_mode(&plan, skel, opts, &syms, mode, &features);
 	err = tracer_configure(skel, opts, &plan, mode, nr_cpus);
 	if (!err) {
-		tracer_count_needs(skel, running, &plan, nr_cpus, needs);
+		tracer_count_needs(skel, &plan, nr_cpus, needs);
 		needs->fds += opts->fds_beside;
 	}
-	running_bpf__destroy(running);
 	drainstat_bpf__destroy(skel);
 	return err;
 }

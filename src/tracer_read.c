@@ -13,9 +13,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "drainstat.h" /* before the skeletons: running's .bss holds a struct of ours */
+#include "drainstat.h" /* before the skeleton: its .bss holds structs of ours */
 #include "drainstat.skel.h"
-#include "running.skel.h"
 #include "site.h"
 #include "tracer.h"
 #include "tracer_int.h"
@@ -219,10 +218,10 @@ static void read_running(struct tracer *t, __u32 cpu, struct running_task *r)
 
 	memset(r, 0, sizeof(*r));
 	r->cpu = cpu;
-	t->running->bss->running_now.flags = 0;
-	if (!bpf_prog_test_run_opts(bpf_program__fd(t->running->progs.drainstat_running), &opts) &&
-	    t->running->bss->running_now.cpu == cpu)
-		*r = t->running->bss->running_now;
+	t->skel->bss->running_now.flags = 0;
+	if (!bpf_prog_test_run_opts(bpf_program__fd(t->skel->progs.drainstat_running), &opts) &&
+	    t->skel->bss->running_now.cpu == cpu)
+		*r = t->skel->bss->running_now;
 }
 
 /*

@@ -192,6 +192,38 @@ static void test_map_addr_module(void)
 	ksyms__free(ks);
 }
 
+/*
+ * A module below vmlinux (arm64's are), out of order among its own symbols,
+ * and BPF code above it: all found by address. The padding line of a name
+ * too short to be __pfx_'s, and one with a short address, are symbols.
+ */
+static void test_map_addr_module_below(void)
+{
+	static const char text[] = "ffff800080010000 T _text\n"
+				   "ffff800080010100 t __pfx_do_work\n"
+				   "ffff800080010110 t do_work\n"
+				   "ffff800080010200 t __pfx\n"
+				   "ffff800080020000 T _etext\n"
+				   "ffff80007a002000 t mod_late\t[m]\n"
+				   "ffff80007a001000 t mod_early\t[m]\n"
+				   "ffff800081000000 t bpf_prog_2\t[bpf]\n"
+				   "ffff800080fff000 t bpf_prog_1\t[bpf]\n"
+				   "80030000 t short_addr\n";
+	struct ksyms *ks = NULL;
+
+	CHECK(load_text(text, sizeof(text) - 1, &ks) == 0);
+	CHECK(ksyms__count(ks) == 9);
+	CHECK_STR(map_name(ks, 0xffff80007a001008), "mod_early");
+	CHECK_STR(map_name(ks, 0xffff80007a002008), "mod_late");
+	CHECK_STR(map_name(ks, 0xffff800080010108), "_text");
+	CHECK_STR(map_name(ks, 0xffff800080010118), "do_work");
+	CHECK_STR(map_name(ks, 0xffff800080010208), "__pfx");
+	CHECK_STR(map_name(ks, 0xffff800080fff008), "bpf_prog_1");
+	CHECK_STR(map_name(ks, 0xffff800081000008), "bpf_prog_2");
+	CHECK_STR(map_name(ks, 0x80030008), "short_addr");
+	ksyms__free(ks);
+}
+
 static void test_map_addr_ignores_data_and_padding(void)
 {
 	struct ksyms *ks = load_fixture();
@@ -504,6 +536,7 @@ int main(void)
 	RUN(test_map_stack_drops_bpf);
 	RUN(test_map_addr_duplicates_take_first);
 	RUN(test_map_addr_module);
+	RUN(test_map_addr_module_below);
 	RUN(test_map_addr_ignores_data_and_padding);
 	RUN(test_get_symbol);
 	RUN(test_get_symbol_duplicates);
