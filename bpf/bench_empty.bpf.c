@@ -278,12 +278,12 @@ int route_slot_fadvise_exit(void *ctx)
  */
 #define ROUTE_INDEX_SLOTS 1024
 
+/* A cache line a slot: CPUs calling at once write apart. */
 struct route_index_slot {
 	__u32 tid;
 	__u32 pad;
 	struct route_call call;
-	__u64 line[5]; /* a cache line a slot: CPUs calling at once write apart */
-};
+} __attribute__((aligned(DRAINSTAT_LINE)));
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -115,12 +115,12 @@ struct fadvise_call {
  */
 #define FADVISE_SLOTS 1024
 
+/* A cache line a slot (the map is page-aligned): callers write apart. */
 struct fadvise_slot {
 	__u32 tid;
 	__u32 pad;
 	struct fadvise_call call;
-	__u64 line[5]; /* a cache line a slot (the map is page-aligned): callers write apart */
-};
+} __attribute__((aligned(DRAINSTAT_LINE)));
 
 /* Calls put in fadvise_calls, not yet ended: at least as many as it holds. */
 __u32 fadvise_calls_moved;
@@ -289,8 +289,8 @@ struct {
 
 /*
  * By tid, the calls moved out of their slot, each deleted at its exit. LRU:
- * one whose exit never came (the task filtered out mid-call) is dropped in
- * time.
+ * one whose exit never ran (the kernel skips a program that would nest in
+ * another BPF program on its CPU) is dropped in time.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
