@@ -48,12 +48,39 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+/*
+ * The routes of --route: the pair of programs each loads (route_<pair>_fadvise_*)
+ * and the histogram the index pair's exit adds to (route_index_hist: bench_empty's
+ * ROUTE_HIST_NONE, _SHARED, _PER_CPU).
+ */
+enum route_pair { PAIR_HASH, PAIR_SLOT, PAIR_TASK, PAIR_INDEX };
+
+static const struct route {
+	const char *name;
+	enum route_pair pair;
+	__u32 hist;
+} routes[] = {
+    {"hash", PAIR_HASH, 0},   {"slot", PAIR_SLOT, 0},	     {"task", PAIR_TASK, 0},
+    {"index", PAIR_INDEX, 0}, {"index-hist", PAIR_INDEX, 1}, {"index-pcpu", PAIR_INDEX, 2},
+};
+
 /* What to load besides the tracepoint set. */
 struct load_opts {
 	enum hook_set set;
 	bool floor;
-	const char *route; /* hash, slot, task or NULL */
+	const struct route *route; /* NULL: none */
 };
+
+/* The route named name, NULL if none is. */
+static const struct route *route_named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+		if (!strcmp(routes[i].name, name))
+			return &routes[i];
+	return NULL;
+}
 
 static int parse_args(int argc, char **argv, struct load_opts *o)
 {
@@ -67,15 +94,12 @@ static int parse_args(int argc, char **argv, struct load_opts *o)
 			o->set = SET_KPROBE;
 		else if (!strcmp(argv[i], "--floor") && !o->floor)
 			o->floor = true;
-		else if (!strcmp(argv[i], "--route") && !o->route && i + 1 < argc)
-			o->route = argv[++i];
+		else if (!strcmp(argv[i], "--route") && !o->route && i + 1 < argc &&
+			 (o->route = route_named(argv[i + 1])))
+			i++;
 		else
 			return -EINVAL;
 	}
-	if (o->route && strcmp(o->route, "hash") && strcmp(o->route, "slot") &&
-	    strcmp(o->route, "task") && strcmp(o->route, "index") &&
-	    strcmp(o->route, "index-hist") && strcmp(o->route, "index-pcpu"))
-		return -EINVAL;
 	return 0;
 }
 
@@ -110,9 +134,9 @@ static void fadvise_progs(struct bench_empty_bpf *s, const struct load_opts *o,
 	    s->progs.route_task_fadvise_enter,	s->progs.route_task_fadvise_exit,
 	    s->progs.route_index_fadvise_enter, s->progs.route_index_fadvise_exit,
 	};
-	const char *r = o->route ? o->route : "";
-	const bool hash = !strcmp(r, "hash"), slot = !strcmp(r, "slot"), task = !strcmp(r, "task"),
-		   index = !strncmp(r, "index", 5);
+	const int pair = o->route ? (int)o->route->pair : -1;
+	const bool hash = pair == PAIR_HASH, slot = pair == PAIR_SLOT, task = pair == PAIR_TASK,
+		   index = pair == PAIR_INDEX;
 	const bool empty = !o->floor && !o->route;
 	const bool w[NR_FADVISE_PROGS] = {empty,    empty, o->floor, o->floor, o->floor,
 					  o->floor, hash,  hash,     slot,     slot,
@@ -145,10 +169,7 @@ static int load(struct bench_empty_bpf *skel, const struct drain_hook *hooks,
 	for (i = 0; i < NR_FADVISE_PROGS; i++)
 		bpf_program__set_autoload(progs[i], tracefs && wanted[i]);
 	skel->rodata->route_nr_cpus = cpus > 0 ? (__u32)cpus : 1;
-	if (o->route && !strcmp(o->route, "index-hist"))
-		skel->rodata->route_index_hist = 1; /* ROUTE_HIST_SHARED */
-	else if (o->route && !strcmp(o->route, "index-pcpu"))
-		skel->rodata->route_index_hist = 2; /* ROUTE_HIST_PER_CPU */
+	skel->rodata->route_index_hist = o->route ? o->route->hist : 0;
 	return bench_empty_bpf__load(skel);
 }
 
