@@ -99,7 +99,7 @@ $(OUT)/tests/%: tests/unit/%.c $(LIB_OBJS) | $(OUT)/tests
 
 # The BPF programs run by the kernel on seeded maps (root): tests/run.
 $(OUT)/tests/bpf_%: tests/bpf/test_%.c $(OUT)/drainstat.skel.h | $(OUT)/tests
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -Itests/unit -Itests/bpf -o $@ $< $(LDFLAGS) $(LDLIBS)
 
 # A test's own BPF programs: bpf/'s bodies in wrappers the kernel can test-run.
 $(OUT)/tests/%.bpf.o: tests/bpf/%.bpf.c | $(OUT)/tests
@@ -109,6 +109,10 @@ $(OUT)/tests/%.skel.h: $(OUT)/tests/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
 $(OUT)/tests/bpf_fadvise: $(OUT)/tests/fadvise_calls.skel.h
+
+# The check of the callers reads their stacks' symbols as drainstat does.
+$(OUT)/tests/bpf_check: tests/bpf/test_check.c $(OUT)/drainstat.skel.h $(LIB_OBJS) | $(OUT)/tests
+	$(CC) $(CFLAGS) -Itests/unit -Itests/bpf -o $@ $< $(filter %.o,$^) $(LDFLAGS) $(LDLIBS)
 
 # Frame pointers: the -T log walks the workloads' user stacks with them.
 $(OUT)/tests/%: tests/workload/%.c | $(OUT)/tests

@@ -232,8 +232,13 @@ static __always_inline void drain_work_done(const struct work_state *ws, struct 
 	 * that a late work rejoins is logged at its first end. One not counted
 	 * (-C) records no wait and is not logged.
 	 */
-	if (drain_close(d, d->counted ? s : NULL, wait) && d->counted && slow_threshold_ns &&
-	    !d->logged && d->slowest_work_ns >= slow_threshold_ns) {
+	if (!drain_close(d, d->counted ? s : NULL, wait))
+		return;
+	/* entry visible, this drain's was missed: its wait begins at its first queue */
+	if (entry_visible)
+		count(CNT_PARTIAL_WAITS);
+	if (d->counted && slow_threshold_ns && !d->logged &&
+	    d->slowest_work_ns >= slow_threshold_ns) {
 		d->logged = 1;
 		slow_emit(d, ws->caller_tid, now, wait);
 	}

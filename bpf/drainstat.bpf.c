@@ -19,6 +19,7 @@
 #include "fadvise.bpf.h"
 #include "local.bpf.h"
 #include "works.bpf.h"
+#include "inflight.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

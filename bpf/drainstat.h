@@ -327,6 +327,52 @@ struct drain_state {
 };
 
 /*
+ * A drain is in flight until its caller returns where its entry was seen,
+ * else until its last work ends: the one test of both sides (BPF's check of
+ * the callers, user space's reading of the drains).
+ */
+static inline int drain_in_flight(const struct drain_state *d)
+{
+	return d->by_entry ? d->in_call != 0 : d->pending && !d->closed;
+}
+
+/*
+ * The caller of a drain in flight as the kernel has it, for the check that the
+ * drain is in flight indeed (drainstat_check_callers, a task iterator run when
+ * a report is made): one a task whose drain state is in flight. Hooks can miss
+ * an end (drainstat attached mid-call, a kretprobe with no free instance, a
+ * work run elsewhere after its CPU went offline): state that only the events
+ * maintain would then outlive its drain.
+ */
+#define CALLER_ON_CPU 1U /* running at the check: its kernel stack cannot be read */
+/*
+ * off every CPU from before its drain state was read to after its stack was
+ * (no switch in between): the stack is where it sleeps, in its drain or not
+ */
+#define CALLER_STILL  2U
+#define CALLER_EXITED 4U /* exiting, or a zombie: out of any drain */
+
+struct caller_check {
+	__u32 tid;
+	__u32 flags;	/* CALLER_* */
+	__u64 start_ns; /* its drain's, when read */
+	__u64 nvcsw;	/* its voluntary context switches */
+	__u32 nr_ips;
+	__u32 pad;
+	__u64 ips[DRAINSTAT_MAX_STACK_DEPTH]; /* its kernel stack, innermost first */
+};
+
+/*
+ * A drain whose caller the check found out of it: drainstat_end_phantom ends
+ * it (test-run by user space), if its task's state is still that drain.
+ */
+struct phantom {
+	__u32 tid;
+	__u32 done; /* set by the program when it ended the drain */
+	__u64 start_ns;
+};
+
+/*
  * A queued work, by its target CPU: the work item (lru_add_drain_work) is per
  * CPU, so a CPU has at most one in flight; work says which, 0 when none. User
  * space reads the array in place when a report is made.
@@ -379,6 +425,18 @@ enum drainstat_counter {
 	 */
 	CNT_TWIN_SKIPS,
 	CNT_SKIPPED, /* runs the kernel skipped that nothing covered: user space fills it */
+	/*
+	 * drains in flight that the check of their callers found ended (the
+	 * caller gone, or out of the drain): their end was missed, their wait
+	 * is not recorded
+	 */
+	CNT_PHANTOMS_ENDED,
+	/*
+	 * full and kprobe modes: drains whose entry was missed (drainstat
+	 * attached mid-call): begun at their first queue and ended at their
+	 * last work's end, their wait from there (a lower bound)
+	 */
+	CNT_PARTIAL_WAITS,
 	CNT_NR,
 };
 

@@ -109,6 +109,11 @@ static void note_failed_hooks(struct session *s, const struct tracer_features *f
 	if (f->nr_detached)
 		note(s, "%d hook%s of those features detached again: none runs half a feature",
 		     f->nr_detached, f->nr_detached == 1 ? "" : "s");
+	if (f->check_err)
+		note(s,
+		     "the check of the drains in flight (a task iterator) refused (%s): "
+		     "they are shown as the events left them",
+		     strerror(-f->check_err));
 }
 
 void describe__run(struct session *s)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The hooked kernel functions: the one place that names them (see hooks.h). */
+#include <string.h>
+
 #include "hooks.h"
 
 #define FEATURE(bit) .optional = true, .feature = offsetof(struct tracer_features, bit)
@@ -11,6 +13,7 @@
 const struct hook_fn hook_fns[] = {
     {
 	.name = "lru_add_drain_all",
+	.drain = true,
 	.on_stacks = true,
 	.fentry = {"drainstat_fentry_drain_all", "drainstat_fentry_drain_all_twin"},
 	.fexit = {"drainstat_fexit_drain_all", "drainstat_fexit_drain_all_twin"},
@@ -20,6 +23,7 @@ const struct hook_fn hook_fns[] = {
     /* forced drains: every CPU, no piggyback (5.13 and later) */
     {
 	.name = "lru_cache_disable",
+	.drain = true,
 	FEATURE(forced),
 	.if_in_kallsyms = true,
 	.on_stacks = true,
@@ -37,6 +41,7 @@ const struct hook_fn hook_fns[] = {
      */
     {
 	.name = "__lru_add_drain_all",
+	.drain = true,
 	FEATURE(inner),
 	.if_in_kallsyms = true,
 	.on_stacks = true,
@@ -93,4 +98,21 @@ bool *hooks__feature(const struct hook_fn *h, struct tracer_features *f)
 bool hooks__feature_on(const struct hook_fn *h, const struct tracer_features *f)
 {
 	return !h->optional || *(const bool *)((const char *)f + h->feature);
+}
+
+bool hooks__same_function(const char *name, const char *want)
+{
+	size_t len = strcspn(name, ".");
+
+	return strlen(want) == len && !strncmp(name, want, len);
+}
+
+bool hooks__is_drain(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < nr_hook_fns; i++)
+		if (hook_fns[i].drain && hooks__same_function(name, hook_fns[i].name))
+			return true;
+	return false;
 }

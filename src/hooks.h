@@ -27,6 +27,8 @@ struct hook_fn {
 	bool reads_ksyms;
 	/* a drain's stacks pass through it: the site is a frame past it */
 	bool on_stacks;
+	/* a drain's entry: its caller is in it while the drain is in flight (verify.c) */
+	bool drain;
 	const char *fentry[2], *fexit[2]; /* full mode's programs, the twins second (or NULL) */
 	const char *kprobe, *kretprobe;	  /* kprobe mode's */
 	/* optional: the blind spot without it, "<lost> (<name> not hooked)<then>"; NULL if none */
@@ -42,5 +44,13 @@ const struct hook_fn *hooks__required(void);
 bool *hooks__feature(const struct hook_fn *h, struct tracer_features *f);
 /* h's feature is on in f (a required row's always is: the mode would have failed). */
 bool hooks__feature_on(const struct hook_fn *h, const struct tracer_features *f);
+
+/*
+ * name is want, but for a compiler clone's suffix (.constprop.0, .isra.0,
+ * .part.0, .cold): the same function to a stack.
+ */
+bool hooks__same_function(const char *name, const char *want);
+/* name is a drain's entry row's function (a clone of it too). */
+bool hooks__is_drain(const char *name);
 
 #endif /* HOOKS_H */

@@ -35,6 +35,8 @@ static const struct {
     [CNT_WAIT_REVISED] = {"wait_revised", false},
     [CNT_TWIN_SKIPS] = {"twin_skips", false},
     [CNT_SKIPPED] = {"skipped", true},
+    [CNT_PHANTOMS_ENDED] = {"phantoms_ended", true},
+    [CNT_PARTIAL_WAITS] = {"partial_waits", false},
 };
 
 const char *model__counter_name(enum drainstat_counter c)

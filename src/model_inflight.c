@@ -122,8 +122,11 @@ static enum drain_phase drain_phase(const struct model_drain *md, const struct d
 		return PHASE_PENDING;
 	if (md->nr_in_flight)
 		return PHASE_RUNNING;
-	/* its works were queued after they were read */
-	return d->pending ? PHASE_PENDING : PHASE_RETURNING;
+	/*
+	 * none of its works is in flight: they ended, or were queued after the
+	 * works were read; never "works pending" with no pending work shown
+	 */
+	return PHASE_RETURNING;
 }
 
 static int model_drain(struct model *m, struct model_drain *md, const struct snap_drain *sd,

@@ -186,6 +186,8 @@ static int report_now(struct session *s, struct snapshot *prev, struct snapshot 
 	int err, code;
 
 	err = tracer__snapshot(s->tracer, spare);
+	if (!err)
+		err = verify__drains(&s->verify, spare, s->ksyms, s->tracer, now_ns());
 	if (err)
 		return say_error(EXIT_RUNTIME, "cannot read the BPF maps: %s", strerror(-err));
 	read_isolation(&spare->in_flight);
@@ -204,6 +206,8 @@ static int watch_in_flight(struct session *s, struct snapshot *snap)
 	int err;
 
 	err = tracer__in_flight(s->tracer, snap, s->opts->slow_ns);
+	if (!err)
+		err = verify__drains(&s->verify, snap, s->ksyms, s->tracer, now_ns());
 	if (err)
 		return say_error(EXIT_RUNTIME, "cannot read the BPF maps: %s", strerror(-err));
 	if (!snap->in_flight.nr_drains)
@@ -346,6 +350,7 @@ static void teardown(struct session *s)
 			 ? "every drain's: -s or -T"
 			 : "one per caller and comm where the caller is known without one");
 	tracer__free(s->tracer);
+	verify__free(&s->verify);
 	ksyms__free(s->ksyms);
 	cgroups__free(s->cgroups);
 	slowlog__free(s->slowlog);

@@ -26,6 +26,7 @@
 #include "hooks.h"
 #include "slowlog.h"
 #include "tracer.h"
+#include "verify.h"
 
 /*
  * What setup needs from kallsyms, scanned for before full and kprobe modes'
@@ -55,6 +56,7 @@ struct session {
 	const struct options *opts;
 	struct ksyms *ksyms;
 	struct tracer *tracer;
+	struct verify verify; /* the drains in flight checked against their callers */
 	int tracefs_mounted;
 	struct utsname uts;
 	char blind_spots[1024];	 /* QPW, tracepoint mode, no IPIs, no fadvise: 600 bytes */

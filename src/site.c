@@ -18,22 +18,15 @@ static const char *const glue_prefixes[] = {
     "bpf_trace_run", "__bpf_trace_", "__traceiter_", "bpf_prog_", "trace_", "__probestub_",
 };
 
-/* name is want, but for a compiler clone suffix: .constprop.0, .isra.0, .part.0, .cold */
-static bool same_function(const char *name, size_t len, const char *want)
-{
-	return strlen(want) == len && !strncmp(name, want, len);
-}
-
 static bool is_drain_function(const char *name)
 {
-	size_t len = strcspn(name, ".");
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(queue_functions); i++)
-		if (same_function(name, len, queue_functions[i]))
+		if (hooks__same_function(name, queue_functions[i]))
 			return true;
 	for (i = 0; i < nr_hook_fns; i++)
-		if (hook_fns[i].on_stacks && same_function(name, len, hook_fns[i].name))
+		if (hook_fns[i].on_stacks && hooks__same_function(name, hook_fns[i].name))
 			return true;
 	return false;
 }

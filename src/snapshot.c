@@ -81,6 +81,7 @@ int snapshot__add_drain(struct snapshot *snap, __u32 tid, const struct drain_sta
 	sd = &f->drains[f->nr_drains++];
 	sd->tid = tid;
 	sd->d = *d;
+	sd->caller = CALLER_UNCHECKED;
 	sd->nr_ips = nr_ips < 0				  ? 0
 		     : nr_ips > DRAINSTAT_MAX_STACK_DEPTH ? DRAINSTAT_MAX_STACK_DEPTH
 							  : nr_ips;

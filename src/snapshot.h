@@ -32,12 +32,22 @@ struct snap_fadvise {
 	struct sparse_hist latency_ns;
 };
 
+/* What the check of a drain's caller found (tracer_check.c), for verify.c. */
+enum caller_found {
+	CALLER_UNCHECKED, /* no check was made */
+	CALLER_GONE,	  /* no such task, and its drain's state unchanged after the check */
+	CALLER_ENDED,	  /* its drain ended during the check: not in flight */
+	CALLER_FOUND,	  /* in check */
+};
+
 /* A drain in flight when the snapshot was read, with its caller's stack. */
 struct snap_drain {
 	__u32 tid;
 	struct drain_state d;
 	__u64 ips[DRAINSTAT_MAX_STACK_DEPTH]; /* innermost first */
 	int nr_ips;			      /* 0 when the stack was lost */
+	enum caller_found caller;
+	struct caller_check check; /* CALLER_FOUND: the task as the check saw it */
 };
 
 /* A work queued and not ended; if not started, what ran on its CPU. */

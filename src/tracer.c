@@ -163,6 +163,8 @@ static void unload(struct tracer *t)
 {
 	ring_buffer__free(t->slow);
 	t->slow = NULL;
+	bpf_link__destroy(t->check_link);
+	t->check_link = NULL;
 	while (t->nr_links > 0)
 		bpf_link__destroy(t->links[--t->nr_links]);
 	if (t->works_area)
@@ -346,6 +348,9 @@ int tracer__attach(struct tracer *t)
 	t->skel->data_symbols->kretprobe_trampoline = t->syms.kretprobe_trampoline;
 	t->skel->data_symbols->rethook_trampoline = t->syms.rethook_trampoline;
 	err = attach(t, &t->plan);
+	/* without it the drains in flight are shown unverified: said by -v and the features */
+	if (!err)
+		t->features.check_err = tracer_attach_check(t);
 	if (!err)
 		err = map_per_cpu_arrays(t);
 	if (err)

@@ -83,6 +83,8 @@ struct tracer_features {
 	int own_err; /* -errno of a load with those hooks that failed, 0 if none */
 	bool forced; /* forced drains */
 	bool inner;  /* the drain's inner function, where it has a symbol (6.18) */
+	/* -errno if the check of the drains in flight (a task iterator) was refused, else 0 */
+	int check_err;
 };
 
 enum tracer_step {
@@ -166,6 +168,12 @@ int tracer__snapshot(struct tracer *t, struct snapshot *snap);
  * nothing is.
  */
 int tracer__in_flight(struct tracer *t, struct snapshot *snap, __u64 running_min_ns);
+/*
+ * Ends the drain of task tid begun at start_ns, found ended by the check of
+ * its caller (a phantom), if its state is still that drain in flight, and
+ * counts it (CNT_PHANTOMS_ENDED): 1 if ended, 0 if not, or -errno.
+ */
+int tracer__end_phantom(struct tracer *t, __u32 tid, __u64 start_ns);
 /* -T: fn gets each slow drain; the fd polls readable when some are waiting. */
 int tracer__watch_slow(struct tracer *t, slow_drain_fn fn, void *arg);
 int tracer__slow_fd(const struct tracer *t);

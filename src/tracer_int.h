@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The tracer's insides, shared by its three files only: tracer.c (load,
+ * The tracer's insides, shared by its four files only: tracer.c (load,
  * attach, the slow-drain ring buffer, unload), tracer_plan.c (what a mode
- * loads and needs) and tracer_read.c (the map readers).
+ * loads and needs), tracer_read.c (the map readers) and tracer_check.c (the
+ * check of the drains in flight against their callers).
  */
 #ifndef TRACER_INT_H
 #define TRACER_INT_H
@@ -58,7 +59,10 @@ struct tracer {
 	struct ring_buffer *slow;
 	slow_drain_fn slow_fn;
 	void *slow_arg;
-	__u64 skipped; /* CNT_SKIPPED as last read: it never goes back */
+	__u64 skipped;		      /* CNT_SKIPPED as last read: it never goes back */
+	struct bpf_link *check_link;  /* drainstat_check_callers, NULL if the kernel refused it */
+	struct caller_check *checks;  /* its records as last read, by tid */
+	size_t nr_checks, checks_cap; /* at most one a drain the drains map holds */
 };
 
 /* What mode attaches, its optional hooks' outcomes going into f; everything else stays unloaded. */
@@ -74,6 +78,10 @@ void tracer_count_needs(const struct drainstat_bpf *skel, const struct plan *pla
 
 /* The stack id in map (stacks or ustacks) into ips; *nr 0 if it has none. */
 int tracer_read_ips(const struct bpf_map *map, __s32 id, __u64 *ips, int *nr);
+/* The check of the callers (tracer_check.c): its iterator attached, 0 or -errno. */
+int tracer_attach_check(struct tracer *t);
+/* Each drain of snap's checked against its caller: snap_drain.caller and check. 0 or -errno. */
+int tracer_check_callers(struct tracer *t, struct snapshot *snap);
 /* The readers' buffers, mappings and stack copies, freed. */
 void tracer_read_free(struct tracer *t);
 

@@ -39,22 +39,29 @@ static bool row_hooked(size_t i, const struct tracer_symbols *syms, const struct
 	return !(h->reads_ksyms && f->own_err);
 }
 
-/* Full mode: fentry, its twin, fexit, its twin; kprobe mode: kprobe, kretprobe. */
+/* Full mode: fexit, its twin, fentry, its twin; kprobe mode: kretprobe, kprobe. */
 static void plan_row(struct plan *p, struct drainstat_bpf *s, const struct hook_fn *h,
 		     enum drain_mode mode, struct tracer_features *f)
 {
-	const char *full[] = {h->fentry[0], h->fentry[1], h->fexit[0], h->fexit[1]};
-	const char *kprobe[] = {h->kprobe, h->kretprobe};
+	const char *full[] = {h->fexit[0], h->fexit[1], h->fentry[0], h->fentry[1]};
+	const char *kprobe[] = {h->kretprobe, h->kprobe};
 	const char **progs = mode == MODE_FULL ? full : kprobe;
 	int i, n = mode == MODE_FULL ? 4 : 2;
 
 	for (i = 0; i < n; i++)
 		if (progs[i])
 			add(p, bpf_object__find_program_by_name(s->obj, progs[i]), h->name,
-			    mode == MODE_KPROBE && i == 1, hooks__feature(h, f));
+			    mode == MODE_KPROBE && i == 0, hooks__feature(h, f));
 }
 
-/* What each mode loads and attaches; everything else stays unloaded. */
+/*
+ * What each mode loads and attaches; everything else stays unloaded. In
+ * attach order, each end before its begin (a work's end before its start and
+ * queue, an exit before its entry): a call that begins while drainstat
+ * attaches is then either missed whole or seen to its end. Begins first left
+ * a drain that entered, or queued, before its end was hooked in flight for
+ * good (started during a drain storm: phantom stuck drains).
+ */
 void tracer_plan_mode(struct plan *p, struct drainstat_bpf *s, const struct tracer_opts *o,
 		      const struct tracer_symbols *syms, enum drain_mode mode,
 		      struct tracer_features *f)
@@ -62,11 +69,11 @@ void tracer_plan_mode(struct plan *p, struct drainstat_bpf *s, const struct trac
 	size_t i;
 
 	p->nr = 0;
-	add(p, s->progs.drainstat_queue_work, NULL, false, NULL);
-	add(p, s->progs.drainstat_execute_start, NULL, false, NULL);
 	add(p, s->progs.drainstat_execute_end, NULL, false, NULL);
-	add_explained(p, s->progs.drainstat_fadvise_enter, &f->fadvise, &f->fadvise_err);
+	add(p, s->progs.drainstat_execute_start, NULL, false, NULL);
+	add(p, s->progs.drainstat_queue_work, NULL, false, NULL);
 	add_explained(p, s->progs.drainstat_fadvise_exit, &f->fadvise, &f->fadvise_err);
+	add_explained(p, s->progs.drainstat_fadvise_enter, &f->fadvise, &f->fadvise_err);
 	/* a tp_btf program on a missing tracepoint would fail the whole load */
 	if (o->count_ipis)
 		add(p, s->progs.drainstat_ipi_send_cpu, NULL, false, &f->ipi);
@@ -104,9 +111,13 @@ int tracer_configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 		bpf_program__set_autoload(prog, false);
 	for (i = 0; i < plan->nr && !err; i++)
 		err = bpf_program__set_autoload(plan->hooks[i].prog, true);
-	/* run by user space for a report, never attached */
+	/* run by user space for a report, never attached to an event */
 	if (!err)
 		err = bpf_program__set_autoload(skel->progs.drainstat_running, true);
+	if (!err)
+		err = bpf_program__set_autoload(skel->progs.drainstat_check_callers, true);
+	if (!err)
+		err = bpf_program__set_autoload(skel->progs.drainstat_end_phantom, true);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.cpus, (__u32)nr_cpus);
 	if (!err)
@@ -211,6 +222,8 @@ void tracer_count_needs(const struct drainstat_bpf *skel, const struct plan *pla
 	count_object(skel->obj, nr_cpus, needs);
 	for (i = 0; i < plan->nr; i++)
 		needs->fds += link_fds(&plan->hooks[i]);
+	/* the check of the callers: its iterator's link, and an iterator while it reads */
+	needs->fds += 2;
 }
 
 /* What mode needs, without the hooks that depend on the symbols. */

@@ -273,7 +273,7 @@ static int add_drains_in_flight(struct tracer *t, struct snapshot *snap, const _
 	__u32 i;
 
 	for (i = 0; i < n && !err; i++) {
-		if (!drains[i].in_call && !drains[i].pending)
+		if (!drain_in_flight(&drains[i]))
 			continue;
 		read_site_stack(t, &drains[i].site, ips, &nr_ips);
 		err = snapshot__add_drain(snap, tids[i], &drains[i], ips, nr_ips);
@@ -325,6 +325,8 @@ static int read_in_flight(struct tracer *t, struct snapshot *snap, __u64 running
 	if (!err && (snap->in_flight.nr_works ||
 		     __atomic_load_n(&t->skel->bss->open_drains, __ATOMIC_RELAXED)))
 		err = read_drains_in_flight(t, snap);
+	if (!err && snap->in_flight.nr_drains)
+		err = tracer_check_callers(t, snap);
 	snap->in_flight.read = !err;
 	return err;
 }
@@ -446,6 +448,9 @@ void tracer_read_free(struct tracer *t)
 	t->known_stacks = NULL;
 	free(t->drains_buf);
 	free(t->tids_buf);
+	free(t->checks);
 	t->drains_buf = NULL;
 	t->tids_buf = NULL;
+	t->checks = NULL;
+	t->nr_checks = t->checks_cap = 0;
 }

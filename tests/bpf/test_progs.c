@@ -27,6 +27,7 @@
 #include <bpf/libbpf.h>
 
 #include "check.h"
+#include "counters.h"
 #include "drainstat.h"
 #include "drainstat.skel.h"
 
@@ -46,22 +47,9 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
-/* A counter summed over the CPUs. */
 static __u64 counter(enum drainstat_counter c)
 {
-	__u32 key = c;
-	__u64 *v = calloc((size_t)nr_cpus, sizeof(*v)), sum = 0;
-	int i;
-
-	if (!v || bpf_map__lookup_elem(skel->maps.counters, &key, sizeof(key), v,
-				       sizeof(*v) * (size_t)nr_cpus, 0)) {
-		free(v);
-		return ~0ULL;
-	}
-	for (i = 0; i < nr_cpus; i++)
-		sum += v[i];
-	free(v);
-	return sum;
+	return counters_sum(skel->maps.counters, nr_cpus, c);
 }
 
 /*

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The check that a drain in flight is in flight indeed, run by user space when
+ * a report is made, never on an event: a task iterator that gives the caller
+ * of each drain in flight, its kernel stack and whether it ran meanwhile; and
+ * the end of a drain the check found ended (a phantom), test-run.
+ */
+#ifndef INFLIGHT_BPF_H
+#define INFLIGHT_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "drain.bpf.h"
+
+/* The drain user space asks drainstat_end_phantom to end. */
+struct phantom phantom;
+
+static __always_inline __u64 switches_of(const struct task_struct *task)
+{
+	return task->nvcsw + task->nivcsw;
+}
+
+/*
+ * One record a task whose drain is in flight. The stack of a task off a CPU is
+ * where it sleeps; the switch counts and on_cpu, read before its drain state
+ * and after its stack, tell that it did not run in between (CALLER_STILL).
+ */
+SEC("iter/task")
+int drainstat_check_callers(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct caller_check c = {};
+	struct drain_state *d;
+	__u64 switches;
+	long bytes;
+	int on_cpu;
+
+	if (!task)
+		return 0;
+	c.tid = (__u32)task->pid;
+	switches = switches_of(task);
+	on_cpu = task->on_cpu;
+	d = bpf_map_lookup_elem(&drains, &c.tid);
+	if (!d || !drain_in_flight(d))
+		return 0;
+	c.start_ns = d->start_ns;
+	bytes = bpf_get_task_stack(task, c.ips, sizeof(c.ips), 0);
+	c.nr_ips = bytes > 0 ? (__u32)(bytes / sizeof(c.ips[0])) : 0;
+	if (task->exit_state)
+		c.flags |= CALLER_EXITED;
+	if (on_cpu || task->on_cpu)
+		c.flags |= CALLER_ON_CPU;
+	else if (switches == switches_of(task))
+		c.flags |= CALLER_STILL;
+	c.nvcsw = task->nvcsw;
+	bpf_seq_write(ctx->meta->seq, &c, sizeof(c));
+	return 0;
+}
+
+/*
+ * Ends the drain in phantom if its task's state is still that drain: it is
+ * out of flight for both sides, and counted. A late end of one of its works
+ * finds it closed (tracepoint mode) or out of the call (entry visible).
+ */
+SEC("raw_tp")
+int drainstat_end_phantom(void *ctx)
+{
+	__u32 tid = phantom.tid;
+	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+
+	if (!d || d->start_ns != phantom.start_ns || !drain_in_flight(d))
+		return 0;
+	if (d->by_entry) {
+		d->in_call = 0;
+		open_drains_add(-1);
+	} else if (!__sync_lock_test_and_set(&d->closed, 1)) {
+		open_drains_add(-1);
+	}
+	d->pending = 0;
+	count(CNT_PHANTOMS_ENDED);
+	phantom.done = 1;
+	return 0;
+}
+
+#endif /* INFLIGHT_BPF_H */
