@@ -24,14 +24,18 @@
 
 /*
  * Log-linear histogram of nanoseconds: values 0..7 get a bucket each, then every
- * power of two [2^e, 2^(e+1)) is split into HIST_SUB equal sub-buckets. With 8
- * sub-buckets a bucket's midpoint is within 6.25% of any value in it. Values at
- * or above 2^HIST_MAX_EXP ns (~275 s) land in the last bucket.
+ * power of two [2^e, 2^(e+1)) below 2^HIST_MAX_EXP ns is split into HIST_SUB
+ * equal sub-buckets. With 8 sub-buckets a bucket's midpoint is within 6.25% of
+ * any value in it. Values at or above 2^HIST_MAX_EXP ns (~73 min: a drain stuck
+ * for minutes is measured, not capped) land in the last bucket, alone: its
+ * samples are known only to lie there, so that a percentile in it is a lower
+ * bound (hist__percentile()), and the export's last finite edge, 2^42 ns, is a
+ * bucket edge.
  */
 #define HIST_SUB_BITS	   3
 #define HIST_SUB	   (1U << HIST_SUB_BITS)
-#define HIST_MAX_EXP	   38
-#define HIST_BUCKETS	   ((HIST_MAX_EXP - HIST_SUB_BITS + 1) * HIST_SUB)
+#define HIST_MAX_EXP	   42
+#define HIST_BUCKETS	   ((HIST_MAX_EXP - HIST_SUB_BITS + 1) * HIST_SUB + 1)
 #define HIST_NONZERO_WORDS ((HIST_BUCKETS + 63) / 64)
 
 /*

@@ -200,7 +200,7 @@ STACK_MAP(16384) stacks SEC(".maps");
 
 /*
  * Sites: the key's slot in site_slots, its numbers in the sites array, which
- * user space reads in place (mmapped: no copy of 12 KB a site an interval).
+ * user space reads in place (mmapped: no copy of 16 KB a site an interval).
  * Both are resized together (--max-sites) before load.
  */
 struct {

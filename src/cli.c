@@ -226,7 +226,8 @@ int cli__parse_duration(const char *s, __u64 *ns)
 	static const struct {
 		const char *unit;
 		__u64 ns;
-	} units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+	} units[] = {{"ns", 1},		{"us", 1000},	       {"ms", 1000000},
+		     {"s", 1000000000}, {"m", 60000000000ULL}, {"h", 3600000000000ULL}};
 	char num[32];
 	size_t i, len;
 	__u64 v;

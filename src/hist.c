@@ -94,11 +94,13 @@ int hist__read(const struct hist *h, struct arena *a, struct sparse_hist *out)
 	return 0;
 }
 
-__u64 hist__percentile(const struct sparse_hist *h, double p)
+__u64 hist__percentile(const struct sparse_hist *h, double p, bool *lower_bound)
 {
 	__u64 total = 0, rank, seen = 0, v;
 	__u32 i;
 
+	if (lower_bound)
+		*lower_bound = false;
 	for (i = 0; i < h->nr; i++)
 		total += h->buckets[i].n;
 	if (!total)
@@ -114,7 +116,11 @@ __u64 hist__percentile(const struct sparse_hist *h, double p)
 			break;
 	}
 	v = bucket_mid(h->buckets[i].b);
-	return h->max && v > h->max ? h->max : v;
+	if (h->max && v >= h->max)
+		return h->max;
+	if (lower_bound)
+		*lower_bound = h->buckets[i].b == HIST_BUCKETS - 1;
+	return v;
 }
 
 static __u64 sub_floor(__u64 a, __u64 b)

@@ -7,6 +7,7 @@
 #ifndef HIST_H
 #define HIST_H
 
+#include <stdbool.h>
 #include <linux/types.h>
 #include "arena.h"
 #include "drainstat.h"
@@ -45,9 +46,11 @@ void hist__prefetch(const struct hist *h);
 /*
  * The value below which a fraction p (0 < p <= 1) of the samples lie: the
  * midpoint of the bucket holding that rank, never above the recorded max.
- * 0 for an empty histogram.
+ * 0 for an empty histogram. *lower_bound (if not NULL) says whether the value
+ * is only a lower bound: the rank falls in the last bucket, open-ended at
+ * 2^HIST_MAX_EXP ns, and is not the max (known exactly).
  */
-__u64 hist__percentile(const struct sparse_hist *h, double p);
+__u64 hist__percentile(const struct sparse_hist *h, double p, bool *lower_bound);
 
 /*
  * out = cur - prev (prev may be NULL), its buckets in a: what was recorded

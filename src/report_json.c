@@ -110,7 +110,21 @@ static void json_time(struct json *j, __u64 wall_ns)
 	json_cstr(j, "time", buf);
 }
 
-/* DIST: every field 0 for an empty histogram, so one schema holds in every mode. */
+/*
+ * "p50" and "p50_is_lower_bound": true where the percentile lies beyond the
+ * histogram's last finite bucket (2^HIST_MAX_EXP ns), as wait_is_lower_bound
+ * marks the waits of tracepoint mode.
+ */
+static void put_percentile(struct json *j, const char *key, const char *bound_key,
+			   const struct sparse_hist *h, double p)
+{
+	bool lower_bound;
+
+	json_u64(j, key, hist__percentile(h, p, &lower_bound));
+	json_bool(j, bound_key, lower_bound);
+}
+
+/* DIST: every field 0 (false) for an empty histogram, so one schema holds in every mode. */
 static void put_dist(struct json *j, const char *key, const struct sparse_hist *h)
 {
 	bool any = h->count != 0;
@@ -118,9 +132,9 @@ static void put_dist(struct json *j, const char *key, const struct sparse_hist *
 	json_open(j, key, '{');
 	json_u64(j, "count", h->count);
 	json_u64(j, "sum", any ? h->sum : 0);
-	json_u64(j, "p50", hist__percentile(h, 0.50));
-	json_u64(j, "p90", hist__percentile(h, 0.90));
-	json_u64(j, "p99", hist__percentile(h, 0.99));
+	put_percentile(j, "p50", "p50_is_lower_bound", h, 0.50);
+	put_percentile(j, "p90", "p90_is_lower_bound", h, 0.90);
+	put_percentile(j, "p99", "p99_is_lower_bound", h, 0.99);
 	json_u64(j, "max", any ? h->max : 0);
 	json_close(j, '}');
 }

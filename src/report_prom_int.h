@@ -10,11 +10,16 @@
 #include <stdbool.h>
 #include "report_prom.h"
 
-/* le edges: 4^k ns from 1.024us to ~17.2s. Each is the low edge of a log-linear bucket. */
+/*
+ * le edges: 4^k ns from 1.024us to ~73.3 min (2^HIST_MAX_EXP ns, where the
+ * histograms' open-ended bucket begins: a drain stuck for minutes is read as
+ * such by histogram_quantile()). Each is the low edge of a log-linear bucket.
+ */
 #define LE_FIRST_SHIFT 10
-#define LE_LAST_SHIFT  34
+#define LE_LAST_SHIFT  HIST_MAX_EXP
 #define LE_STEP	       2
 #define NR_LE	       ((LE_LAST_SHIFT - LE_FIRST_SHIFT) / LE_STEP + 2) /* the edges and +Inf */
+_Static_assert((LE_LAST_SHIFT - LE_FIRST_SHIFT) % LE_STEP == 0, "2^HIST_MAX_EXP ns is an le edge");
 
 /*
  * One histogram as the exposition shows it: cumulative le counts, +Inf last,

@@ -57,6 +57,21 @@ static void put_ns(FILE *f, __u64 ns)
 	fprintf(f, " %*s", NUM_W - 1, units__duration(ns, buf, sizeof(buf)));
 }
 
+/*
+ * Percentile p of h; ">=73m" where it is only a lower bound (beyond the
+ * histogram's last finite bucket): five columns, ASCII as the rest.
+ */
+static void put_percentile(FILE *f, const struct sparse_hist *h, double p)
+{
+	char buf[UNITS_DURATION_LEN], shown[UNITS_DURATION_LEN + 2];
+	bool lower_bound;
+	__u64 ns = hist__percentile(h, p, &lower_bound);
+
+	snprintf(shown, sizeof(shown), "%s%s", lower_bound ? ">=" : "",
+		 units__duration(ns, buf, sizeof(buf)));
+	fprintf(f, " %*s", NUM_W - 1, shown);
+}
+
 /* "p50 p99 max" of a histogram; "-" for each when it is empty. */
 static void put_dist(FILE *f, const struct sparse_hist *h, bool with_max)
 {
@@ -66,8 +81,8 @@ static void put_dist(FILE *f, const struct sparse_hist *h, bool with_max)
 			fprintf(f, " %*s", NUM_W - 1, "-");
 		return;
 	}
-	put_ns(f, hist__percentile(h, 0.50));
-	put_ns(f, hist__percentile(h, 0.99));
+	put_percentile(f, h, 0.50);
+	put_percentile(f, h, 0.99);
 	if (with_max)
 		put_ns(f, h->max);
 }
@@ -263,7 +278,10 @@ static void print_stacks(FILE *f, const struct model_site *s)
 	}
 }
 
-/* Every bucket from the first in use to the last, the empty ones between too. */
+/*
+ * Every bucket from the first in use to the last, the empty ones between too;
+ * the last bucket, open-ended, up to "+Inf".
+ */
 static void print_hist(FILE *f, const char *name, const struct sparse_hist *h)
 {
 	char lo[UNITS_DURATION_LEN], hi[UNITS_DURATION_LEN];
@@ -277,7 +295,9 @@ static void print_hist(FILE *f, const char *name, const struct sparse_hist *h)
 		n = h->buckets[i].b == b ? h->buckets[i++].n : 0;
 		fprintf(f, "      %6s .. %-6s %8llu |%-40.*s|\n",
 			units__duration(hist__bucket_low(b), lo, sizeof(lo)),
-			units__duration(hist__bucket_high(b), hi, sizeof(hi)),
+			b == HIST_BUCKETS - 1
+			    ? "+Inf"
+			    : units__duration(hist__bucket_high(b), hi, sizeof(hi)),
 			(unsigned long long)n, (int)(n * 40 / peak),
 			"****************************************");
 	}

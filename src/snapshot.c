@@ -120,7 +120,7 @@ static int grow_sites(struct snapshot *snap)
 }
 
 /*
- * The kernel's 12 KB of a site are rarely in cache, and each hist__read()
+ * The kernel's 16 KB of a site are rarely in cache, and each hist__read()
  * would wait for its histogram's start (the bitmap) and then for its buckets,
  * one histogram after the other: all the starts are asked for at once, then
  * all the buckets in use, so that the misses overlap.

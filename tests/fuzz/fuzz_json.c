@@ -119,6 +119,24 @@ static const struct json_value *expect_array(const struct json_value *obj, const
 	return v;
 }
 
+/*
+ * A percentile and whether it is a lower bound, as hist__percentile() says:
+ * true only at the last bucket's low edge, 2^HIST_MAX_EXP ns.
+ */
+static __u64 expect_percentile(const struct json_value *d, const char *key, const char *bound_key,
+			       const struct sparse_hist *h, double p)
+{
+	bool lower_bound;
+	__u64 v = member_u64(d, key);
+
+	FUZZ_CHECK(v == hist__percentile(h, p, &lower_bound), "\"%s\" is %llu", key,
+		   (unsigned long long)v);
+	expect_bool(d, bound_key, lower_bound);
+	FUZZ_CHECK(!lower_bound || v == 1ULL << HIST_MAX_EXP, "\"%s\" %llu is a lower bound", key,
+		   (unsigned long long)v);
+	return v;
+}
+
 /* DIST: zeros for an empty histogram; percentiles in order and, with a max, below it. */
 static void expect_dist(const struct json_value *obj, const char *key, const struct sparse_hist *h)
 {
@@ -128,9 +146,9 @@ static void expect_dist(const struct json_value *obj, const char *key, const str
 	expect_u64(d, "count", h->count);
 	expect_u64(d, "sum", h->count ? h->sum : 0);
 	expect_u64(d, "max", h->count ? h->max : 0);
-	p50 = member_u64(d, "p50");
-	p90 = member_u64(d, "p90");
-	p99 = member_u64(d, "p99");
+	p50 = expect_percentile(d, "p50", "p50_is_lower_bound", h, 0.50);
+	p90 = expect_percentile(d, "p90", "p90_is_lower_bound", h, 0.90);
+	p99 = expect_percentile(d, "p99", "p99_is_lower_bound", h, 0.99);
 	FUZZ_CHECK(p50 <= p90 && p90 <= p99, "\"%s\": p50 %llu, p90 %llu, p99 %llu", key,
 		   (unsigned long long)p50, (unsigned long long)p90, (unsigned long long)p99);
 	FUZZ_CHECK(!h->count || !h->max || p99 <= h->max, "\"%s\": p99 %llu above max %llu", key,

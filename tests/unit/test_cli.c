@@ -151,7 +151,7 @@ static void test_duration(void)
 {
 	static const char *const bad[] = {
 	    "",	     "1",	  "ms",		 "1 ms",	  "-1ms",
-	    "0us",   "0.5ns",	  "1m",		 "1.ms",	  "5sec",
+	    "0us",   "0.5ns",	  "1min",	 "1.ms",	  "5sec",
 	    "1e3us", "31622401s", "31622400.5s", "31622400001ms", "31622400000000001ns"};
 	__u64 ns = 0;
 	size_t i;
@@ -163,6 +163,11 @@ static void test_duration(void)
 	CHECK(cli__parse_duration("0.25ms", &ns) == 0 && ns == 250000);
 	CHECK(cli__parse_duration("31622400s", &ns) == 0 && ns == 31622400000000000ULL);
 	CHECK(cli__parse_duration("31622400000ms", &ns) == 0 && ns == 31622400000000000ULL);
+	/* minutes and hours, as durations of a minute and more print */
+	CHECK(cli__parse_duration("73m", &ns) == 0 && ns == 4380000000000ULL);
+	CHECK(cli__parse_duration("1.5h", &ns) == 0 && ns == 5400000000000ULL);
+	CHECK(cli__parse_duration("8784h", &ns) == 0 && ns == 31622400000000000ULL);
+	CHECK(cli__parse_duration("8784.1h", &ns) == -EINVAL);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (cli__parse_duration(bad[i], &ns) != -EINVAL)
 			fprintf(stderr, "  accepted \"%s\"\n", bad[i]);
@@ -415,6 +420,13 @@ static void test_units(void)
 	CHECK_STR(units__duration(27000000, b, sizeof(b)), "27ms");
 	CHECK_STR(units__duration(3400000000ULL, b, sizeof(b)), "3.4s");
 	CHECK_STR(units__duration(120000000000ULL, b, sizeof(b)), "120s");
+	CHECK_STR(units__duration(999000000000ULL, b, sizeof(b)), "999s");
+	CHECK_STR(units__duration(999500000000ULL, b, sizeof(b)), "17m");
+	CHECK_STR(units__duration(600000000000ULL, b, sizeof(b)), "600s");
+	CHECK_STR(units__duration(1ULL << 42, b, sizeof(b)), "73m");
+	CHECK_STR(units__duration(7200000000000ULL, b, sizeof(b)), "120m");
+	CHECK_STR(units__duration(59970000000000ULL, b, sizeof(b)), "17h");
+	CHECK_STR(units__duration(~0ULL, b, sizeof(b)), "5124096h");
 }
 
 int main(void)

@@ -4,6 +4,7 @@
  * histogram read into buckets in use, percentiles, deltas, merges, the arena.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <linux/types.h>
 
 #include "check.h"
@@ -35,7 +36,7 @@ static void test_buckets_contain_values(void)
 	__u32 b;
 	int bad = 0;
 
-	for (v = 1; v < (1ULL << 37); v = v * 9 / 8 + 1) {
+	for (v = 1; v < (1ULL << HIST_MAX_EXP); v = v * 9 / 8 + 1) {
 		b = hist_bucket(v);
 		if (hist__bucket_low(b) > v || hist__bucket_high(b) <= v)
 			bad++;
@@ -44,8 +45,13 @@ static void test_buckets_contain_values(void)
 	for (b = 0; b + 1 < HIST_BUCKETS; b++)
 		CHECK(hist__bucket_high(b) == hist__bucket_low(b + 1));
 	CHECK(hist_bucket(~0ULL) == HIST_BUCKETS - 1);
+	/* the last bucket holds what is at or above 2^HIST_MAX_EXP ns, and nothing below */
 	CHECK(hist_bucket(1ULL << HIST_MAX_EXP) == HIST_BUCKETS - 1);
-	CHECK(hist_bucket((1ULL << HIST_MAX_EXP) - 1) == HIST_BUCKETS - 1);
+	CHECK(hist_bucket((1ULL << HIST_MAX_EXP) - 1) == HIST_BUCKETS - 2);
+	CHECK(hist__bucket_low(HIST_BUCKETS - 1) == 1ULL << HIST_MAX_EXP);
+	CHECK(hist__bucket_high(HIST_BUCKETS - 1) == ~0ULL);
+	/* an hour and more of finite buckets: a stuck drain is measured */
+	CHECK(hist__bucket_low(HIST_BUCKETS - 1) >= 3600 * 1000000000ULL);
 }
 
 /* At least 4 sub-buckets per power of two: a bucket is at most 1/4 of its octave. */
@@ -92,10 +98,10 @@ static void test_percentiles_uniform(void)
 	for (v = 1; v <= 100000; v++)
 		hist__add(h, v * 1000);
 	s = sparse(h, &a);
-	CHECK(within(hist__percentile(&s, 0.50), 50000000, 0.07));
-	CHECK(within(hist__percentile(&s, 0.90), 90000000, 0.07));
-	CHECK(within(hist__percentile(&s, 0.99), 99000000, 0.07));
-	CHECK(hist__percentile(&s, 1.0) <= h->max);
+	CHECK(within(hist__percentile(&s, 0.50, NULL), 50000000, 0.07));
+	CHECK(within(hist__percentile(&s, 0.90, NULL), 90000000, 0.07));
+	CHECK(within(hist__percentile(&s, 0.99, NULL), 99000000, 0.07));
+	CHECK(hist__percentile(&s, 1.0, NULL) <= h->max);
 	arena__free(&a);
 	free(h);
 }
@@ -115,10 +121,10 @@ static void test_percentiles_skewed(void)
 	hist__add(h, 50000000);
 	s = sparse(h, &a);
 	CHECK(s.nr == 3);
-	CHECK(within(hist__percentile(&s, 0.50), 10000, 0.07));
-	CHECK(within(hist__percentile(&s, 0.90), 10000, 0.07));
-	CHECK(within(hist__percentile(&s, 0.99), 1000000, 0.07));
-	CHECK(hist__percentile(&s, 1.0) == 50000000);
+	CHECK(within(hist__percentile(&s, 0.50, NULL), 10000, 0.07));
+	CHECK(within(hist__percentile(&s, 0.90, NULL), 10000, 0.07));
+	CHECK(within(hist__percentile(&s, 0.99, NULL), 1000000, 0.07));
+	CHECK(hist__percentile(&s, 1.0, NULL) == 50000000);
 	arena__free(&a);
 	free(h);
 }
@@ -129,12 +135,12 @@ static void test_percentile_empty_and_single(void)
 	struct arena a = {};
 	struct sparse_hist s = sparse(h, &a);
 
-	CHECK(s.nr == 0 && hist__percentile(&s, 0.5) == 0);
+	CHECK(s.nr == 0 && hist__percentile(&s, 0.5, NULL) == 0);
 	hist__add(h, 12345);
 	s = sparse(h, &a);
 	/* one sample: clamped to the max, which is exact */
-	CHECK(hist__percentile(&s, 0.5) == 12345);
-	CHECK(hist__percentile(&s, 0.99) == 12345);
+	CHECK(hist__percentile(&s, 0.5, NULL) == 12345);
+	CHECK(hist__percentile(&s, 0.99, NULL) == 12345);
 	arena__free(&a);
 	free(h);
 }
@@ -143,6 +149,39 @@ static void test_percentile_empty_and_single(void)
  * Only the buckets the bitmap marks are read; a marked bucket taken back to
  * zero (a revised wait) is left out.
  */
+/*
+ * Past 2^HIST_MAX_EXP ns a percentile is the last bucket's low edge, a lower
+ * bound, unless it is the max (exact); below, never a lower bound.
+ */
+static void test_percentile_lower_bound(void)
+{
+	const __u64 ten_minutes = 600000000000ULL, two_hours = 7200000000000ULL;
+	struct hist *h = calloc(1, sizeof(*h));
+	struct arena a = {};
+	struct sparse_hist s;
+	bool lower_bound = true;
+	int i;
+
+	hist__add(h, two_hours);
+	s = sparse(h, &a);
+	/* one sample: the max, exact however long */
+	CHECK(hist__percentile(&s, 0.5, &lower_bound) == two_hours && !lower_bound);
+	for (i = 0; i < 99; i++)
+		hist__add(h, two_hours + (__u64)i);
+	s = sparse(h, &a);
+	CHECK(hist__percentile(&s, 0.5, &lower_bound) == 1ULL << HIST_MAX_EXP && lower_bound);
+	CHECK(hist__percentile(&s, 0.99, &lower_bound) == 1ULL << HIST_MAX_EXP && lower_bound);
+	CHECK(hist__percentile(&s, 1.0, &lower_bound) == two_hours + 98 && !lower_bound);
+	memset(h, 0, sizeof(*h));
+	for (i = 0; i < 100; i++)
+		hist__add(h, ten_minutes + (__u64)i);
+	s = sparse(h, &a);
+	CHECK(within(hist__percentile(&s, 0.5, &lower_bound), ten_minutes, 0.07) && !lower_bound);
+	CHECK(within(hist__percentile(&s, 0.99, &lower_bound), ten_minutes, 0.07) && !lower_bound);
+	arena__free(&a);
+	free(h);
+}
+
 static void test_read_follows_nonzero(void)
 {
 	struct hist *h = calloc(1, sizeof(*h));
@@ -259,6 +298,7 @@ int main(void)
 	RUN(test_percentiles_uniform);
 	RUN(test_percentiles_skewed);
 	RUN(test_percentile_empty_and_single);
+	RUN(test_percentile_lower_bound);
 	RUN(test_read_follows_nonzero);
 	RUN(test_delta);
 	RUN(test_merge);

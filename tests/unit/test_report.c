@@ -14,11 +14,14 @@
 #include "ksyms.h"
 #include "model.h"
 #include "escape.h"
+#include "report_json.h"
+#include "report_prom.h"
 #include "report_text.h"
 
 #define KALLSYMS "tests/fixtures/kallsyms-report"
 #define MS	 1000000ULL
 #define US	 1000ULL
+#define SEC	 1000000000ULL
 
 static struct golden_maps *make_maps(int scale)
 {
@@ -560,6 +563,99 @@ static void test_bpf_frames_dropped(void)
 	ksyms__free(ks);
 }
 
+/* A site whose 100 drains each waited from wait on, 100 ms apart: one work each. */
+static void add_long_site(struct model *m, const char *site, __u64 wait)
+{
+	struct model_site *r = &m->sites[m->nr_sites++];
+
+	snprintf(r->site, sizeof(r->site), "%s", site);
+	snprintf(r->comm, sizeof(r->comm), "%s", "stuckdrain");
+	r->count[SITE_DRAINS] = r->count[SITE_WORKS] = r->count[SITE_REMOTE_WORKS] = 100;
+	golden__sparse_fill(&m->arena, &r->hist[SITE_DISPATCH_NS], wait - 2 * MS, 100 * MS, 100);
+	golden__sparse_fill(&m->arena, &r->hist[SITE_RUN_NS], 3 * US, 0, 100);
+	golden__sparse_fill(&m->arena, &r->hist[SITE_WAIT_NS], wait, 100 * MS, 100);
+	golden__sparse_fill(&m->arena, &r->hist[SITE_LOCK_NS], 2 * US, 0, 100);
+	m->total[SITE_DRAINS] += 100;
+	m->total[SITE_WORKS] += 100;
+}
+
+/* *got: what emit printed of m, freed by the caller. */
+static char *emitted(const struct model *m, int emitter)
+{
+	struct prom_opts po = {.max_sites = 10, .version = "0.0.0"};
+	struct text_opts to = {.histograms = true};
+	char *got = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&got, &len);
+
+	if (emitter == 0) {
+		report_text__header(f, &m->info, "0.0.0");
+		report_text__print(f, m, &to);
+	} else if (emitter == 1) {
+		report_json__print(f, m, "0.0.0");
+	} else {
+		report_prom__print(f, m, &po);
+	}
+	fclose(f);
+	return got;
+}
+
+/*
+ * Drains stuck for minutes (issue 39): waits of 10 minutes read as about 10
+ * minutes in text, JSON and the export; waits of 2 hours, past the
+ * histograms' last finite bucket (2^42 ns, 73.3 minutes), as at least that:
+ * ">=73m", "p50_is_lower_bound": true, and only the +Inf bucket.
+ */
+static void test_long_waits(void)
+{
+	char path[256], *text, *json, *prom;
+	struct model m = {};
+
+	m.info = info;
+	m.info.mode = "full";
+	m.info.blind_spots = NULL;
+	m.info.wait_is_lower_bound = false;
+	m.info.entry_visible = true;
+	m.info.has_fadvise = false;
+	m.span_ns = 3 * 3600 * SEC;
+	m.sites = calloc(2, sizeof(*m.sites));
+	add_long_site(&m, "khugepaged", 7200 * SEC);
+	add_long_site(&m, "generic_fadvise", 600 * SEC);
+
+	text = emitted(&m, 0);
+	golden__check("report-long.txt", text, path, sizeof(path));
+	/* 10 minutes: the bucket [9.2m, 10.3m)'s middle, and max exact; 2 hours: >= 73m */
+	CHECK(strstr(text, "\ngeneric_fadvise stuckdrain    100   100    0  584s  584s  610s"));
+	CHECK(strstr(text, "\nkhugepaged      stuckdrain    100   100    0 >=73m >=73m  120m"));
+	CHECK(strstr(text, "  73m .. +Inf        100 |****************************************|"));
+	CHECK(!strstr(text, "18446744074s"));
+
+	json = emitted(&m, 1);
+	CHECK(strstr(
+	    json, "\"wait_ns\":{\"count\":100,\"sum\":60495000000000,\"p50\":584115552256,"
+		  "\"p50_is_lower_bound\":false,\"p90\":584115552256,\"p90_is_lower_bound\":false,"
+		  "\"p99\":584115552256,\"p99_is_lower_bound\":false,\"max\":609900000000}"));
+	CHECK(strstr(
+	    json, "\"wait_ns\":{\"count\":100,\"sum\":720495000000000,\"p50\":4398046511104,"
+		  "\"p50_is_lower_bound\":true,\"p90\":4398046511104,\"p90_is_lower_bound\":true,"
+		  "\"p99\":4398046511104,\"p99_is_lower_bound\":true,\"max\":7209900000000}"));
+
+	/* what tests/prom/dashboard gives histogram_quantile() */
+	prom = emitted(&m, 2);
+	golden__check("report-long.prom", prom, path, sizeof(path));
+	CHECK(strstr(
+	    prom,
+	    "\ndrainstat_wait_seconds_bucket{site=\"generic_fadvise\",le=\"274.877906944\"} 0\n"
+	    "drainstat_wait_seconds_bucket{site=\"generic_fadvise\",le=\"1099.511627776\"} 100\n"));
+	CHECK(strstr(
+	    prom, "\ndrainstat_wait_seconds_bucket{site=\"khugepaged\",le=\"4398.046511104\"} 0\n"
+		  "drainstat_wait_seconds_bucket{site=\"khugepaged\",le=\"+Inf\"} 100\n"));
+	free(text);
+	free(json);
+	free(prom);
+	model__free(&m);
+}
+
 static void test_escape(void)
 {
 	char buf[64];
@@ -588,5 +684,6 @@ int main(void)
 	RUN(test_bpf_frames_dropped);
 	RUN(test_escape);
 	RUN(test_report_cgroups);
+	RUN(test_long_waits);
 	return failed ? 1 : 0;
 }

@@ -232,16 +232,17 @@ static void test_prom_bucket_edges(void)
 	m.sites[0].hist[SITE_WAIT_NS] = (struct sparse_hist){};
 	golden__sparse_fill(&m.arena, &m.sites[0].hist[SITE_WAIT_NS], 1023, 1, 2); /* 1023, 1024 */
 	golden__sparse_fill(&m.arena, &m.sites[0].hist[SITE_WAIT_NS], 4095, 1, 2); /* 4095, 4096 */
-	golden__sparse_fill(&m.arena, &m.sites[0].hist[SITE_WAIT_NS], 1ULL << 40, 0,
-			    1); /* past the last edge */
+	/* the last edge, 2^42 ns (73.3 min), and past it: the histograms' open bucket */
+	golden__sparse_fill(&m.arena, &m.sites[0].hist[SITE_WAIT_NS], (1ULL << 42) - 1, 1, 2);
 	got = render(&m, 0);
 	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000001024\"} 1\n"));
 	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000004096\"} 3\n"));
 	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"0.000016384\"} 4\n"));
-	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"17.179869184\"} 4\n"));
-	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"+Inf\"} 5\n"));
-	CHECK(strstr(got, "drainstat_wait_seconds_count{site=\"s\"} 5\n"));
-	CHECK(strstr(got, "drainstat_wait_seconds_sum{site=\"s\"} 1099.511638014\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"1099.511627776\"} 4\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"4398.046511104\"} 5\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_bucket{site=\"s\",le=\"+Inf\"} 6\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_count{site=\"s\"} 6\n"));
+	CHECK(strstr(got, "drainstat_wait_seconds_sum{site=\"s\"} 8796.093032445\n"));
 	CHECK(!strstr(got, "drainstat_fadvise"));
 	free(got);
 	model__free(&m);
