@@ -391,6 +391,8 @@ struct work_state {
 	__u32 caller_tid;
 	__u32 caller_cpu;
 	__u32 pad;
+	/* this CPU's drain work's address, once a queue showed it (see work_cpus) */
+	__u64 cpu_work;
 } __attribute__((aligned(DRAINSTAT_LINE)));
 
 /* What runs on a CPU now (drainstat_running); flags: RUNNING_*. */

@@ -268,6 +268,19 @@ struct {
 CPU_ARRAY(struct work_state) works SEC(".maps");
 
 /*
+ * The target CPU of each CPU's drain work (lru_add_drain_work is per CPU), by
+ * its address, put in at its first queue: a work that runs on another CPU than
+ * its own (its CPU went offline, and the workqueue ran it elsewhere) is found
+ * in its CPU's slot all the same.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024); /* resized to the possible CPUs before load */
+	__type(key, __u64);
+	__type(value, __u32);
+} work_cpus SEC(".maps");
+
+/*
  * LRU: a finished drain's state is only needed until its task drains again,
  * and its entry is reused in place by that next drain.
  */

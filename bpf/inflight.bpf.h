@@ -10,6 +10,7 @@
 
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
 #include "drain.bpf.h"
 
 /* The drain user space asks drainstat_end_phantom to end. */
@@ -18,6 +19,18 @@ struct phantom phantom;
 static __always_inline __u64 switches_of(const struct task_struct *task)
 {
 	return task->nvcsw + task->nivcsw;
+}
+
+/*
+ * Whether the task runs on a CPU now: task_struct.on_cpu is an int up to 6.x
+ * and narrower on 7.3 (Debian's 7.3.4), so it is read at the kernel's size.
+ */
+static __always_inline bool on_cpu_now(const struct task_struct *task)
+{
+	__u64 v = 0;
+
+	bpf_core_read(&v, bpf_core_field_size(task->on_cpu), &task->on_cpu);
+	return v != 0;
 }
 
 /*
@@ -33,13 +46,13 @@ int drainstat_check_callers(struct bpf_iter__task *ctx)
 	struct drain_state *d;
 	__u64 switches;
 	long bytes;
-	int on_cpu;
+	bool on_cpu;
 
 	if (!task)
 		return 0;
 	c.tid = (__u32)task->pid;
 	switches = switches_of(task);
-	on_cpu = task->on_cpu;
+	on_cpu = on_cpu_now(task);
 	d = bpf_map_lookup_elem(&drains, &c.tid);
 	if (!d || !drain_in_flight(d))
 		return 0;
@@ -48,7 +61,7 @@ int drainstat_check_callers(struct bpf_iter__task *ctx)
 	c.nr_ips = bytes > 0 ? (__u32)(bytes / sizeof(c.ips[0])) : 0;
 	if (task->exit_state)
 		c.flags |= CALLER_EXITED;
-	if (on_cpu || task->on_cpu)
+	if (on_cpu || on_cpu_now(task))
 		c.flags |= CALLER_ON_CPU;
 	else if (switches == switches_of(task))
 		c.flags |= CALLER_STILL;

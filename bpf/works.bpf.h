@@ -74,20 +74,39 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 	ws->caller_tid = tid;
 	ws->caller_cpu = bpf_get_smp_processor_id();
 	ws->work = (__u64)work;
+	if (ws->cpu_work != (__u64)work) {
+		ws->cpu_work = (__u64)work;
+		bpf_map_update_elem(&work_cpus, &ws->cpu_work, &target, BPF_ANY);
+	}
 }
 
-/* The work in flight on this CPU, if it is work. */
-static __always_inline struct work_state *work_on_this_cpu(struct work_struct *work)
+/*
+ * The slot of work, in flight: this CPU's, where a work runs; else its own
+ * CPU's, where its CPU went offline and the workqueue ran it here (or a
+ * caller filter dropped it at its queue: its slot holds another work).
+ */
+static __always_inline struct work_state *work_in_flight(struct work_struct *work, __u32 cpu,
+							 __u32 *target)
 {
-	__u32 cpu = bpf_get_smp_processor_id();
 	struct work_state *ws = bpf_map_lookup_elem(&works, &cpu);
+	__u64 w = (__u64)work;
+	__u32 *own;
 
-	return ws && ws->work == (__u64)work ? ws : NULL;
+	*target = cpu;
+	if (ws && ws->work == w)
+		return ws;
+	own = bpf_map_lookup_elem(&work_cpus, &w);
+	if (!own || *own == cpu)
+		return NULL;
+	*target = *own;
+	ws = bpf_map_lookup_elem(&works, own);
+	return ws && ws->work == w ? ws : NULL;
 }
 
 static __always_inline void on_start(struct work_struct *work)
 {
-	struct work_state *ws = work_on_this_cpu(work);
+	__u32 target;
+	struct work_state *ws = work_in_flight(work, bpf_get_smp_processor_id(), &target);
 
 	if (ws)
 		ws->start_ns = bpf_ktime_get_ns();
@@ -118,9 +137,10 @@ static __always_inline void on_end(struct work_struct *work)
 {
 	__u64 now = bpf_ktime_get_ns();
 	__u32 cpu = bpf_get_smp_processor_id();
-	struct work_state *ws = work_on_this_cpu(work);
 	struct site_stats *s;
 	__u64 dispatch, run;
+	__u32 target;
+	struct work_state *ws = work_in_flight(work, cpu, &target);
 	bool self;
 
 	if (!ws) {
@@ -137,15 +157,19 @@ static __always_inline void on_end(struct work_struct *work)
 		 * missed, its dispatch and run are unknown; its drain's wait is not
 		 */
 		count(CNT_WORK_UNSEEN);
-		drain_work_done(ws, s, now, cpu, 0, 0);
+		drain_work_done(ws, s, now, target, 0, 0);
 		ws->work = 0;
 		return;
 	}
 	dispatch = ws->start_ns - ws->queue_ns;
 	run = now - ws->start_ns;
-	self = cpu == ws->caller_cpu;
-	/* -C: a work to a CPU outside it ends its drain's wait, and counts nowhere */
-	if (victim_selected((int)cpu)) {
+	self = target == ws->caller_cpu;
+	/*
+	 * -C: a work to a CPU outside it ends its drain's wait, and counts
+	 * nowhere. The CPU that ran it pays, which is its target but where the
+	 * target went offline.
+	 */
+	if (victim_selected((int)target)) {
 		if (s) {
 			__sync_fetch_and_add(&s->count[self ? SITE_SELF_WORKS : SITE_REMOTE_WORKS],
 					     1);
@@ -154,7 +178,7 @@ static __always_inline void on_end(struct work_struct *work)
 		}
 		account_cpu(cpu, self, dispatch, run);
 	}
-	drain_work_done(ws, s, now, cpu, dispatch, run);
+	drain_work_done(ws, s, now, target, dispatch, run);
 	ws->work = 0;
 }
 

@@ -122,6 +122,8 @@ int tracer_configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 		err = bpf_map__set_max_entries(skel->maps.cpus, (__u32)nr_cpus);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.works, (__u32)nr_cpus);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.work_cpus, (__u32)nr_cpus);
 	if (!err && opts->max_sites) {
 		skel->rodata->max_sites = opts->max_sites;
 		err = bpf_map__set_max_entries(skel->maps.sites, opts->max_sites);

@@ -16,7 +16,9 @@
  *  - the same with no room for the site: no wait in any histogram, and
  *    recorded_wait_ns 0, so that a join takes nothing back;
  *  - a drain of a caller in a cgroup: its site keyed by its cgroup too, and
- *    with --by=comm (site_key_parts) by its comm alone.
+ *    with --by=comm (site_key_parts) by its comm alone;
+ *  - a work that ends on another CPU than its own (its CPU went offline):
+ *    found by its address, its drain ended.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -90,16 +92,21 @@ static void seed(const char *comm, bool started, struct drain_state *d)
 	seed_drain(comm, 0, started, true, d);
 }
 
-/* The work ends on CPU 0; *d is then the drain's state. */
-static void end_work(struct drain_state *d)
+/* The work ends on cpu; *d is then the drain's state. */
+static void end_work_on(__u32 cpu, struct drain_state *d)
 {
 	__u64 args[2] = {WORK, DRAIN_WORK_FN};
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = args, .ctx_size_in = sizeof(args),
-		    .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = 0);
+		    .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = cpu);
 	__u32 tid = CALLER_TID;
 
 	CHECK(!bpf_prog_test_run_opts(bpf_program__fd(skel->progs.drainstat_execute_end), &opts));
 	CHECK(!bpf_map__lookup_elem(skel->maps.drains, &tid, sizeof(tid), d, sizeof(*d), 0));
+}
+
+static void end_work(struct drain_state *d)
+{
+	end_work_on(0, d);
 }
 
 /* The site with comm and cgroup_id, NULL if it has none (the caller frees it). */
@@ -143,6 +150,37 @@ static void test_work_seen(void)
 	CHECK(d.recorded_wait_ns >= 1000000);
 	CHECK(s->hist[SITE_WAIT_NS].count == 1 && s->hist[SITE_WAIT_NS].sum == d.recorded_wait_ns);
 	free(s);
+}
+
+/*
+ * CPU 0's work ends on CPU 1, as the workqueue runs it once CPU 0 went
+ * offline: found in CPU 0's slot by its address (work_cpus, which its first
+ * queue filled), its drain's wait recorded, its slot emptied, nothing unseen.
+ */
+static void test_ended_elsewhere(void)
+{
+	__u64 unseen = counter(CNT_WORK_UNSEEN), work = WORK;
+	struct work_state ws;
+	struct drain_state d;
+	struct site_stats *s;
+	__u32 cpu0 = 0;
+
+	if (nr_cpus < 2) {
+		printf("SKIP test_ended_elsewhere: one CPU\n");
+		return;
+	}
+	seed("elsewhere", true, &d);
+	CHECK(!bpf_map__update_elem(skel->maps.work_cpus, &work, sizeof(work), &cpu0, sizeof(cpu0),
+				    BPF_ANY));
+	end_work_on(1, &d);
+	CHECK(d.pending == 0 && d.closed == 1 && d.recorded_wait_ns >= 1000000);
+	CHECK(counter(CNT_WORK_UNSEEN) == unseen);
+	CHECK(!bpf_map__lookup_elem(skel->maps.works, &cpu0, sizeof(cpu0), &ws, sizeof(ws), 0));
+	CHECK(ws.work == 0);
+	s = site_of("elsewhere");
+	CHECK(s && s->count[SITE_REMOTE_WORKS] == 1 && s->hist[SITE_WAIT_NS].count == 1);
+	free(s);
+	bpf_map__delete_elem(skel->maps.work_cpus, &work, sizeof(work), 0);
 }
 
 static void test_start_missed(void)
@@ -268,6 +306,7 @@ int main(void)
 	}
 	RUN(test_work_seen);
 	RUN(test_start_missed);
+	RUN(test_ended_elsewhere);
 	RUN(test_not_counted);
 	RUN(test_cgroup_key);
 	RUN(test_start_missed_no_room);
