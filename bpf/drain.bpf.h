@@ -222,7 +222,7 @@ static __always_inline void drain_work_done(const struct work_state *ws, struct 
 
 	if (!d || d->start_ns != ws->drain_start_ns)
 		return;
-	slow_record(d, ws->caller_tid, cpu, dispatch, run);
+	slow_record(d, ws->caller_tid, cpu, cpu == ws->caller_cpu, dispatch, run);
 	/* a drain seen at entry gets its exact wait at exit */
 	if (__sync_fetch_and_add(&d->pending, -1) != 1 || d->by_entry)
 		return;

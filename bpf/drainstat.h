@@ -211,7 +211,7 @@ struct fadvise_stats {
 
 struct slow_target {
 	__u32 cpu;
-	__u32 pad;
+	__u32 self; /* on the CPU the caller queued it from (its entry's may differ) */
 	__u64 dispatch_ns;
 	__u64 run_ns;
 };

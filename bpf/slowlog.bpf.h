@@ -8,6 +8,7 @@
 #define SLOWLOG_BPF_H
 
 #include "globals.bpf.h"
+#include "filters.bpf.h"
 
 /* -T: what a slow-drain event needs that the aggregates do not, taken at open. */
 static __always_inline void slow_open(void *ctx, struct drain_state *d, __u32 tid)
@@ -18,13 +19,17 @@ static __always_inline void slow_open(void *ctx, struct drain_state *d, __u32 ti
 	bpf_map_update_elem(&slow_targets, &tid, &zero_targets, BPF_ANY);
 }
 
-static __always_inline void slow_record(struct drain_state *d, __u32 tid, __u32 cpu, __u64 dispatch,
-					__u64 run)
+/*
+ * A work of the drain ended on target CPU cpu; self: queued from that CPU.
+ * Under -C only works to the chosen CPUs are listed, and make a drain slow.
+ */
+static __always_inline void slow_record(struct drain_state *d, __u32 tid, __u32 cpu, bool self,
+					__u64 dispatch, __u64 run)
 {
 	struct slow_targets *t;
 	__u32 i;
 
-	if (!slow_threshold_ns)
+	if (!slow_threshold_ns || !victim_selected((int)cpu))
 		return;
 	if (dispatch + run > d->slowest_work_ns)
 		d->slowest_work_ns = dispatch + run;
@@ -35,6 +40,7 @@ static __always_inline void slow_record(struct drain_state *d, __u32 tid, __u32 
 	if (i >= SLOW_MAX_TARGETS)
 		return;
 	t->t[i].cpu = cpu;
+	t->t[i].self = self;
 	t->t[i].dispatch_ns = dispatch;
 	t->t[i].run_ns = run;
 }

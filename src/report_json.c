@@ -410,13 +410,13 @@ void report_json__print(FILE *f, const struct model *m, const char *version)
 	fputc('\n', f);
 }
 
-static void put_slow_target(struct json *j, const struct slow_target *t, __u32 caller_cpu)
+static void put_slow_target(struct json *j, const struct slow_target *t)
 {
 	json_open(j, NULL, '{');
 	json_u64(j, "cpu", t->cpu);
 	json_u64(j, "dispatch_ns", t->dispatch_ns);
 	json_u64(j, "run_ns", t->run_ns);
-	json_bool(j, "self", t->cpu == caller_cpu);
+	json_bool(j, "self", t->self);
 	json_close(j, '}');
 }
 
@@ -441,7 +441,7 @@ void report_json__slow_drain(FILE *f, const struct model_slow_drain *sd)
 	json_u64(&j, "works", e->nr_targets);
 	json_open(&j, "targets", '[');
 	for (i = 0; i < e->nr_targets && i < SLOW_MAX_TARGETS; i++)
-		put_slow_target(&j, &e->targets[i], e->caller_cpu);
+		put_slow_target(&j, &e->targets[i]);
 	json_close(&j, ']');
 	put_frames(&j, &sd->kstack);
 	json_open(&j, "user_frames", '[');

@@ -144,7 +144,7 @@ void report_text__slow_drain(FILE *f, const struct model_slow_drain *sd, const c
 		fprintf(f, "    CPU %u: dispatch %s, run %s%s\n", e->targets[i].cpu,
 			units__duration(e->targets[i].dispatch_ns, a, sizeof(a)),
 			units__duration(e->targets[i].run_ns, b, sizeof(b)),
-			e->targets[i].cpu == e->caller_cpu ? " (self)" : "");
+			e->targets[i].self ? " (self)" : "");
 	if (e->nr_targets > SLOW_MAX_TARGETS)
 		fprintf(f, "    (%u more)\n", e->nr_targets - SLOW_MAX_TARGETS);
 	fprintf(f, "    kernel stack:\n");

@@ -233,6 +233,33 @@ static bool retry_without_own(struct tracer *t, enum drain_mode mode, int err)
 	return true;
 }
 
+/*
+ * The check of the drains in flight (a task iterator, a test-run program)
+ * reads the kernel's task_struct: a kernel whose layout defeats it (7.3.4
+ * narrowed on_cpu) must not cost the whole load. Once, load again without
+ * it: the drains in flight are then shown as the events left them (-v).
+ */
+static bool retry_without_check(struct tracer *t, int err)
+{
+	if (t->check_load_err || probe__short_of_resources(err))
+		return false;
+	t->check_load_err = err;
+	return true;
+}
+
+/* The check's programs left unloaded after a load they failed. 0 or -errno. */
+static int skip_check(struct tracer *t)
+{
+	int err = 0;
+
+	if (!t->check_load_err)
+		return 0;
+	err = bpf_program__set_autoload(t->skel->progs.drainstat_check_callers, false);
+	if (!err)
+		err = bpf_program__set_autoload(t->skel->progs.drainstat_end_phantom, false);
+	return err;
+}
+
 /* The object, per-event programs and drainstat_running's, opened: 0 or -errno. */
 static int open_objects(struct tracer *t)
 {
@@ -309,11 +336,14 @@ int tracer__open(struct tracer *t, enum drain_mode mode)
 	memset(&t->features, 0, sizeof(t->features));
 	t->features.mode = mode;
 	t->features.own_err = t->own_load_err;
+	t->features.check_err = t->check_load_err;
 	err = open_objects(t);
 	if (!err) {
 		tracer_plan_mode(&t->plan, t->skel, &t->opts, &t->syms, mode, &t->features);
 		err = tracer_configure(t->skel, &t->opts, &t->plan, mode, t->nr_cpus);
 	}
+	if (!err)
+		err = skip_check(t);
 	if (err)
 		unload(t);
 	return err;
@@ -329,7 +359,7 @@ int tracer__load(struct tracer *t, unsigned int *fds_needed)
 	if (!err)
 		err = drainstat_bpf__load(t->skel);
 	err = load_error(err);
-	if (err && retry_without_own(t, mode, err)) {
+	if (err && (retry_without_own(t, mode, err) || retry_without_check(t, err))) {
 		unload(t);
 		err = tracer__open(t, mode);
 		return err ? err : tracer__load(t, fds_needed);
@@ -349,7 +379,7 @@ int tracer__attach(struct tracer *t)
 	t->skel->data_symbols->rethook_trampoline = t->syms.rethook_trampoline;
 	err = attach(t, &t->plan);
 	/* without it the drains in flight are shown unverified: said by -v and the features */
-	if (!err)
+	if (!err && !t->check_load_err)
 		t->features.check_err = tracer_attach_check(t);
 	if (!err)
 		err = map_per_cpu_arrays(t);

@@ -48,6 +48,7 @@ struct tracer {
 	struct tracer_features features;
 	struct tracer_symbols syms; /* tracer__set_symbols()'s */
 	int own_load_err;	    /* a load with the own local drain's programs failed: -errno */
+	int check_load_err;	    /* a load with the check of the callers failed: -errno */
 	struct bpf_link *links[MAX_LINKS];
 	int nr_links;
 	const struct work_state *works_area; /* the works array, mmapped read-only */

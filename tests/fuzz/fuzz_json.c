@@ -524,7 +524,7 @@ static void fuzz_slow_drain(struct bytes *b, const struct model_stack *kstack)
 		expect_u64(t, "cpu", ev.targets[i].cpu);
 		expect_u64(t, "dispatch_ns", ev.targets[i].dispatch_ns);
 		expect_u64(t, "run_ns", ev.targets[i].run_ns);
-		expect_bool(t, "self", ev.targets[i].cpu == ev.caller_cpu);
+		expect_bool(t, "self", ev.targets[i].self != 0);
 	}
 	expect_frames(v, kstack, "a slow drain");
 	arr = expect_array(v, "user_frames", (size_t)sd.nr_uframes);

@@ -301,7 +301,8 @@ static void test_json_slow_drain(void)
 	/* the byte 0xff beside the character U+00FF */
 	memcpy(d.ev.comm, "ev\x1b\"\\\n\xff\xc3\xbf", 10);
 	d.ev.targets[0] = (struct slow_target){.cpu = 1, .dispatch_ns = 4 * MS, .run_ns = 122 * US};
-	d.ev.targets[1] = (struct slow_target){.cpu = 0, .dispatch_ns = 30 * US, .run_ns = 2 * US};
+	d.ev.targets[1] =
+	    (struct slow_target){.cpu = 0, .self = 1, .dispatch_ns = 30 * US, .run_ns = 2 * US};
 	memcpy(d.kips, golden_fadvise_stack, sizeof(golden_fadvise_stack));
 	d.nr_kips = GOLDEN_FADVISE_FRAMES;
 	d.uips[0] = 0x55d0c5a00010;
