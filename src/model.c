@@ -216,6 +216,7 @@ static struct model_site *row_for(struct model *m, struct row_index *ix, const c
  */
 struct symbolized {
 	__s32 stack_id;
+	__u64 ret_ip; /* site_key.ret_ip: one stack, two callers on arm64 */
 	bool valid;
 	struct model_stack st;
 	char site[MODEL_NAME_LEN];
@@ -226,10 +227,12 @@ static int symbolized_for(struct symbolized *memo, const struct snap_site *s,
 {
 	int err;
 
-	if (memo->valid && memo->stack_id == s->key.stack_id && s->key.stack_id >= 0)
+	if (memo->valid && memo->stack_id == s->key.stack_id && memo->ret_ip == s->key.ret_ip &&
+	    s->key.stack_id >= 0)
 		return 0;
 	err = model_symbolize(s->ips, s->nr_ips, ks, a, &memo->st, memo->site, sizeof(memo->site));
 	memo->stack_id = s->key.stack_id;
+	memo->ret_ip = s->key.ret_ip;
 	memo->valid = !err;
 	return err;
 }

@@ -225,6 +225,12 @@ static int cmp_key(const struct site_key *a, const struct site_key *b)
 {
 	if (a->stack_id != b->stack_id)
 		return a->stack_id < b->stack_id ? -1 : 1;
+	/*
+	 * arm64's kprobe mode: one stack, two callers (one indirect call site
+	 * reached from two functions), told apart by the caller put back
+	 */
+	if (a->ret_ip != b->ret_ip)
+		return a->ret_ip < b->ret_ip ? -1 : 1;
 	if (a->cgroup_id != b->cgroup_id)
 		return a->cgroup_id < b->cgroup_id ? -1 : 1;
 	return memcmp(a->comm, b->comm, sizeof(a->comm));

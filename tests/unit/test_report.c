@@ -563,6 +563,50 @@ static void test_bpf_frames_dropped(void)
 	ksyms__free(ks);
 }
 
+/*
+ * arm64's kprobe mode: a stack taken at lru_add_drain_all()'s first instruction
+ * lacks the caller, which BPF keeps as the key's ret_ip and the reader puts
+ * back: one stack id, two callers (one indirect call reached from two
+ * functions) are two sites, named each after its caller, not merged under
+ * the first's name.
+ */
+static void test_one_stack_two_callers(void)
+{
+	static const __u64 from_fadvise[] = {0xffffffff815bb4f0, 0xffffffff815b14a9};
+	static const __u64 from_compaction[] = {0xffffffff815bb4f0, 0xffffffff815ec600};
+	struct site_stats *site = calloc(1, sizeof(*site));
+	struct ksyms *ks = NULL;
+	struct snapshot s = {};
+	struct model m;
+
+	CHECK(site && ksyms__load(KALLSYMS, &ks) == 0);
+	if (!site || !ks)
+		return;
+	snapshot__reset(&s, 1000 * MS);
+	site->key.stack_id = 3;
+	strcpy(site->key.comm, "indirect");
+	site->key.ret_ip = from_fadvise[1];
+	site->count[SITE_DRAINS] = 5;
+	CHECK(snapshot__add_site(&s, site, from_fadvise, 2) == 0);
+	site->key.ret_ip = from_compaction[1];
+	site->count[SITE_DRAINS] = 2;
+	CHECK(snapshot__add_site(&s, site, from_compaction, 2) == 0);
+	CHECK(snapshot__sort_sites(&s) == 0);
+	CHECK(snapshot__find_site(&s, &s.sites[1].key) == &s.sites[1]);
+	CHECK(model__build(&s, NULL, 0, ks, &info, &m) == 0);
+	CHECK(m.nr_sites == 2);
+	if (m.nr_sites == 2) {
+		CHECK_STR(m.sites[0].site, "generic_fadvise");
+		CHECK(m.sites[0].count[SITE_DRAINS] == 5);
+		CHECK_STR(m.sites[1].site, "sysctl_compaction_handler");
+		CHECK(m.sites[1].count[SITE_DRAINS] == 2);
+	}
+	model__free(&m);
+	snapshot__free(&s);
+	ksyms__free(ks);
+	free(site);
+}
+
 /* A site whose 100 drains each waited from wait on, 100 ms apart: one work each. */
 static void add_long_site(struct model *m, const char *site, __u64 wait)
 {
@@ -681,6 +725,7 @@ int main(void)
 	RUN(test_rows_sorted);
 	RUN(test_sort_kept_across_readings);
 	RUN(test_report_many_cpus);
+	RUN(test_one_stack_two_callers);
 	RUN(test_bpf_frames_dropped);
 	RUN(test_escape);
 	RUN(test_report_cgroups);
