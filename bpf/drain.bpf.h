@@ -26,22 +26,26 @@ static __always_inline void open_drains_add(__s32 delta)
 
 /*
  * Tracepoint mode: whether a work the task queues opens a new drain. One
- * fadvise call drains once at most (generic_fadvise()), so a work queued in
- * the same call as the drain's first is the drain's, whatever the rules say:
- * a caller held up between two queues (an interrupt, preemption) while its
- * first works ended would otherwise split its drain in two. *f: the task's
- * fadvise call when this looked it up, for drain_open().
+ * fadvise call drains once at most (generic_fadvise()), so for a drain that
+ * came in one, the call decides, whatever the rules say: a work queued in the
+ * same call is the drain's (a caller held up between two queues, an interrupt
+ * or preemption, while its first works ended would otherwise split its drain
+ * in two), one queued outside it begins another drain (the next round's
+ * drain, queued before the caller slept, to higher CPUs and within the join
+ * window, would otherwise be merged into it). Other drains go by the rules:
+ * no sleep since the last queue, a higher CPU, and works pending or the last
+ * queue recent. *f: the task's fadvise call when this looked it up, for
+ * drain_open().
  */
 static __always_inline bool starts_new_drain(const struct drain_state *d, __u64 now, __u64 nvcsw,
 					     int target_cpu, __u32 tid, struct fadvise_call **f)
 {
-	if (d->last_queue_nvcsw == nvcsw && target_cpu > d->last_target_cpu &&
-	    (d->pending || now - d->last_queue_ns <= join_window_ns))
-		return false;
-	if (!d->fadvise_start_ns)
-		return true;
-	*f = fadvise_call_of(tid);
-	return !*f || (*f)->start_ns != d->fadvise_start_ns;
+	if (d->fadvise_start_ns) {
+		*f = fadvise_call_of(tid);
+		return !*f || (*f)->start_ns != d->fadvise_start_ns;
+	}
+	return d->last_queue_nvcsw != nvcsw || target_cpu <= d->last_target_cpu ||
+	       (!d->pending && now - d->last_queue_ns > join_window_ns);
 }
 
 /* The task's drain state: its entry, made the first time the task drains. */

@@ -203,6 +203,17 @@ int BPF_KRETPROBE(drainstat_kretprobe_own)
 	return 0;
 }
 
+/*
+ * A thread's exit (do_exit(), current is the thread): its drain state goes.
+ * raw_tp, which the kernel can test-run (tests/bpf/test_check.c).
+ */
+SEC("raw_tp/sched_process_exit")
+int drainstat_task_exit(void *ctx)
+{
+	drain_task_exit();
+	return 0;
+}
+
 /* Since about 6.4; absent in 6.1, where IPIs are simply not counted. */
 SEC("tp_btf/ipi_send_cpu")
 int BPF_PROG(drainstat_ipi_send_cpu, const unsigned int cpu, unsigned long callsite, void *callback)

@@ -281,11 +281,15 @@ struct {
 } work_cpus SEC(".maps");
 
 /*
- * LRU: a finished drain's state is only needed until its task drains again,
- * and its entry is reused in place by that next drain.
+ * A task's entry is reused in place by its next drain, and deleted when the
+ * task exits (drain_task_exit()). A hash, not an LRU: an LRU evicts the
+ * entries least used, and a stuck drain's is touched by no event; here the
+ * state of a drain in flight is never dropped. Full (more tasks that drained
+ * alive at once than this), a new task's drains are counted lost
+ * (work_map_full).
  */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 10240);
 	__type(key, __u32);
 	__type(value, struct drain_state);

@@ -71,18 +71,12 @@ int drainstat_check_callers(struct bpf_iter__task *ctx)
 }
 
 /*
- * Ends the drain in phantom if its task's state is still that drain: it is
- * out of flight for both sides, and counted. A late end of one of its works
- * finds it closed (tracepoint mode) or out of the call (entry visible).
+ * A drain in flight whose end was missed ended: out of flight for both sides,
+ * and counted. A late end of one of its works finds it closed (tracepoint
+ * mode) or out of the call (entry visible).
  */
-SEC("raw_tp")
-int drainstat_end_phantom(void *ctx)
+static __always_inline void phantom_end(struct drain_state *d)
 {
-	__u32 tid = phantom.tid;
-	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
-
-	if (!d || d->start_ns != phantom.start_ns || !drain_in_flight(d))
-		return 0;
 	if (d->by_entry) {
 		d->in_call = 0;
 		open_drains_add(-1);
@@ -91,8 +85,38 @@ int drainstat_end_phantom(void *ctx)
 	}
 	d->pending = 0;
 	count(CNT_PHANTOMS_ENDED);
+}
+
+/* Ends the drain in phantom if its task's state is still that drain. */
+SEC("raw_tp")
+int drainstat_end_phantom(void *ctx)
+{
+	__u32 tid = phantom.tid;
+	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+
+	if (!d || d->start_ns != phantom.start_ns || !drain_in_flight(d))
+		return 0;
+	phantom_end(d);
 	phantom.done = 1;
 	return 0;
+}
+
+/*
+ * A thread exits: its drain state goes, and a drain it still had in flight is
+ * a phantom (a drain's caller returns only once its works ended). The only
+ * per-event cost of the check, on thread exits, not on workqueue events: one
+ * lookup, mostly of a task that never drained.
+ */
+static __always_inline void drain_task_exit(void)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+
+	if (!d)
+		return;
+	if (drain_in_flight(d))
+		phantom_end(d);
+	bpf_map_delete_elem(&drains, &tid);
 }
 
 #endif /* INFLIGHT_BPF_H */

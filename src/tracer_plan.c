@@ -69,6 +69,7 @@ void tracer_plan_mode(struct plan *p, struct drainstat_bpf *s, const struct trac
 	size_t i;
 
 	p->nr = 0;
+	add(p, s->progs.drainstat_task_exit, NULL, false, NULL);
 	add(p, s->progs.drainstat_execute_end, NULL, false, NULL);
 	add(p, s->progs.drainstat_execute_start, NULL, false, NULL);
 	add(p, s->progs.drainstat_queue_work, NULL, false, NULL);

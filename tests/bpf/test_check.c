@@ -10,7 +10,9 @@
  *    caller that runs the iterator is CALLER_ON_CPU;
  *  - drainstat_end_phantom ends the drain it is given (entry seen: out of
  *    the call; tracepoint mode: closed), counts it once, and leaves a state
- *    that is another drain by then as it is.
+ *    that is another drain by then as it is;
+ *  - drainstat_task_exit drops an exiting thread's state, counting a drain
+ *    it still had in flight as a phantom.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -163,6 +165,42 @@ static void test_end_phantom(void)
 	CHECK(counter(CNT_PHANTOMS_ENDED) == before + 2);
 }
 
+/* drainstat_task_exit run as the exit of this thread, whose state is seeded. */
+static void task_exit(void)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+
+	CHECK(!bpf_prog_test_run_opts(bpf_program__fd(skel->progs.drainstat_task_exit), &opts));
+}
+
+static bool has_state(__u32 tid)
+{
+	struct drain_state d;
+
+	return !bpf_map__lookup_elem(skel->maps.drains, &tid, sizeof(tid), &d, sizeof(d), 0);
+}
+
+/*
+ * A thread that exits loses its drain state; one whose drain was in flight
+ * (its end missed) counts a phantom, one whose drain had ended does not.
+ */
+static void test_task_exit(void)
+{
+	__u64 before = counter(CNT_PHANTOMS_ENDED);
+	__u32 self = (__u32)gettid();
+
+	seed(self, 600, true, 0, 0);
+	task_exit();
+	CHECK(!has_state(self));
+	CHECK(counter(CNT_PHANTOMS_ENDED) == before + 1);
+	seed(self, 700, false, 0, 1);
+	task_exit();
+	CHECK(!has_state(self));
+	CHECK(counter(CNT_PHANTOMS_ENDED) == before + 1);
+	task_exit(); /* no state: nothing */
+	CHECK(counter(CNT_PHANTOMS_ENDED) == before + 1);
+}
+
 static int open_programs(void)
 {
 	struct bpf_program *prog;
@@ -173,7 +211,8 @@ static int open_programs(void)
 		return -errno;
 	bpf_object__for_each_program(prog, skel->obj)
 	    bpf_program__set_autoload(prog, prog == skel->progs.drainstat_check_callers ||
-						prog == skel->progs.drainstat_end_phantom);
+						prog == skel->progs.drainstat_end_phantom ||
+						prog == skel->progs.drainstat_task_exit);
 	err = drainstat_bpf__load(skel);
 	if (err)
 		return err;
@@ -204,6 +243,7 @@ int main(void)
 	usleep(100000);
 	RUN(test_records);
 	RUN(test_end_phantom);
+	RUN(test_task_exit);
 	if (write(pipe_fds[1], "xx", 2) != 2)
 		failed++;
 	pthread_join(t1, NULL);
