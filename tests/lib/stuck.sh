@@ -20,7 +20,8 @@ STUCK_DEBUGFS=       # set when stuck_setup mounted debugfs
 THP_ENABLED=/sys/kernel/mm/transparent_hugepage/enabled
 STUCK_OLD_THP= # THP's mode before stuck_setup turned it off
 FAIR_SERVER_OFF=1    # 0: some CPU's fair server stayed on (said in the VM's log)
-# the spin of a run the test stops itself (STOP_WHILE_HELD): stuckdrain's longest
+# the spin of a run the test stops itself (STOP_WHILE_HELD): under the
+# workqueue watchdog's 30 s (tests/vm/longstall.sh holds one longer, on purpose)
 STUCK_HOLD_MAX_MS=10000
 
 # The parameters in a test VM (tests/vm: the payload in /mnt, an ext4 disk).
@@ -139,7 +140,7 @@ stuck_run_once() {
 	# period and would cut this spin's hold short: let the period end
 	sleep 1.5
 	# with STOP_WHILE_HELD the test ends the spin (SIGINT), at most
-	# stuckdrain's 10 s: far below the workqueue watchdog's 30 s
+	# STUCK_HOLD_MAX_MS: far below the workqueue watchdog's 30 s
 	[ -n "${STOP_WHILE_HELD:-}" ] && spin_ms=$STUCK_HOLD_MAX_MS
 	# -H: it stays once done, so that -p's end of the run is not its exit
 	# shellcheck disable=SC2086 # STUCK_ARGS: words
