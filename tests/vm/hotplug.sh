@@ -3,12 +3,12 @@
 # A CPU with a pending drain work taken offline (issue 39), run in /mnt by
 # tests/vm/run (4 vCPUs): stuckdrain holds a drain's work on CPU 3 behind a
 # SCHED_FIFO spinner (RT throttling and the fair server off, tests/lib/stuck.sh),
-# cpuhp/3 raised above the spinner, then CPU 3 goes offline, as an operator
-# may do to a CPU held by a spinner. Seen on 6.12: the offline pushes the
-# spinner off CPU 3 first (sched_cpu_deactivate), and CPU 3's kworker runs the
-# work there before the workqueue unbinds its pool: the work ends on its own
-# CPU. (One queued once the pool is unbound runs on any CPU: drainstat finds
-# its slot by its address, tests/bpf/test_progs.c's test_ended_elsewhere.)
+# then CPU 3 goes offline, as an operator may do to a CPU held by a spinner.
+# Seen on 6.12: the offline waits for the spin too (its steps wait for CPU
+# 3's kworkers, starved alike, even with cpuhp/3 at FIFO 99), and CPU 3's
+# kworker runs the work there: the drain and the offline end together. (A
+# work queued once the pool is unbound runs on any CPU: drainstat finds its
+# slot by its address, tests/bpf/test_progs.c's test_ended_elsewhere.)
 # drainstat's reports after the hold, in every mode: nothing in flight, the
 # drain counted with its wait, no work unseen, no phantom (no end missed).
 #
@@ -31,17 +31,8 @@ json_sum() {
 	grep -o "\"$2\":[0-9]*" "$1" | cut -d: -f2 | awk '{ n += $1 } END { print n + 0 }'
 }
 
-# cpuhp_pid N: the hotplug thread of CPU N
-cpuhp_pid() {
-	local p
-	for p in /proc/[0-9]*; do
-		[ "$(cat "$p/comm" 2>/dev/null)" = "cpuhp/$1" ] && { echo "${p##*/}"; return 0; }
-	done
-	return 1
-}
-
 hotplug_run() {
-	local mode=$1 out=/tmp/hotplug-$1 wl hp n
+	local mode=$1 out=/tmp/hotplug-$1 wl n
 	"$DRAINSTAT" --json -v --mode="$mode" -c hp-drop 0.5 >"$out" 2>"$out.err" &
 	DS_PID=$!
 	if ! wait_attached "$out.err"; then
@@ -49,10 +40,8 @@ hotplug_run() {
 		kill -KILL $DS_PID
 		return
 	fi
-	# the spinner holds CPU 3 for 6 s, cpuhp/3 above it (-R: busybox has
-	# no chrt); the dropper on CPU 0 drains it
-	hp=$(cpuhp_pid 3)
-	$STUCKDRAIN -a 3 -b 0 -c hp-drop -t 6000 -R "$hp" "$STUCK_DATA" >"$out.wl" 2>&1 &
+	# the spinner holds CPU 3 for 6 s; the dropper on CPU 0 drains it
+	$STUCKDRAIN -a 3 -b 0 -c hp-drop -t 6000 "$STUCK_DATA" >"$out.wl" 2>&1 &
 	wl=$!
 	if ! wait_until 20 grep -q '"state":"works_pending"' "$out"; then
 		fail "$mode: the drain held on CPU 3" "$(tail -c 600 "$out")"
@@ -70,9 +59,6 @@ hotplug_run() {
 		"phantoms_ended $(json_sum "$out" phantoms_ended); the work ran on CPU" \
 		"$(grep -o '"cpus":\[{"cpu":[0-9]*' "$out" | tail -1 | grep -o '[0-9]*$')"
 	expect_eq "$mode: exit 0" "$DS_RC" 0
-	# the offline let the work run: the drain ended before the spin did
-	check "$mode: the drain held less than the spin ($(sed -n 's/^dropper_wait_ms //p' "$out.wl") ms)" \
-		test "$(sed -n 's/^dropper_wait_ms //p' "$out.wl")" -lt 5500
 	expect_eq "$mode: nothing in flight after the hold" "$(json_num "$out" drains_in_flight)" 0
 	expect_eq "$mode: no work unseen" \
 		"$(json_sum "$out" work_unseen)" 0

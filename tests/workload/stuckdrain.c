@@ -71,7 +71,6 @@ struct options {
 	const char *wait_comm;
 	long pages;
 	long prio;
-	long raise_tid; /* -R: made SCHED_FIFO 99 before setup, 0 for none */
 	long spin_ms;
 	long wait_delay_ms;
 	bool second_file;  /* -m: FILE.2 and the waiter */
@@ -112,7 +111,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: stuckdrain [-hmvWX] [-a CPU_A] [-b CPU_B] [-c COMM] [-S SPIN_COMM]\n"
-		"                  [-w WAIT_COMM] [-p PAGES] [-P PRIO] [-R TID] [-t SPIN_MS]\n"
+		"                  [-w WAIT_COMM] [-p PAGES] [-P PRIO] [-t SPIN_MS]\n"
 		"                  [-d WAIT_DELAY_MS] FILE\n"
 		"  -a CPU_A          CPU of the spinner, the CPU drained (default 1)\n"
 		"  -b CPU_B          CPU of the dropper and the waiter (default 0)\n"
@@ -123,8 +122,6 @@ static void usage(FILE *f)
 		"  -p PAGES          uncached pages read per file, 1 to 14, with -m 1 to 7\n"
 		"                    (default 4)\n"
 		"  -P PRIO           SCHED_FIFO priority of the spinner, 1 to 99 (default 50)\n"
-		"  -R TID            make thread TID SCHED_FIFO 99 first: a CPU's hotplug\n"
-		"                    thread (cpuhp/N), which the spin would starve\n"
 		"  -t SPIN_MS        how long the spinner holds CPU_A, 1 to 120000 (default 2000)\n"
 		"  -m                also a second file FILE.2 and a waiter thread dropping it\n"
 		"  -d WAIT_DELAY_MS  the waiter's call starts WAIT_DELAY_MS after the dropper's\n"
@@ -165,8 +162,6 @@ static int parse_option(int opt, const char *arg, struct options *o)
 		return parse_number(opt, arg, 1, MAX_PAGES, &o->pages);
 	case 'P':
 		return parse_number(opt, arg, 1, 99, &o->prio);
-	case 'R':
-		return parse_number(opt, arg, 1, 1L << 22, &o->raise_tid);
 	case 't':
 		return parse_number(opt, arg, 1, MAX_SPIN_MS, &o->spin_ms);
 	case 'd':
@@ -216,7 +211,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			      .spin_ms = 2000,
 			      .wait_delay_ms = 200};
 	opterr = 0;
-	while ((opt = getopt(argc, argv, "a:b:c:S:w:p:P:R:t:d:mWHXvh")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:c:S:w:p:P:t:d:mWHXvh")) != -1) {
 		err = parse_flag(opt, o);
 		if (err == -ENOENT)
 			err = parse_option(opt, optarg, o);
@@ -704,9 +699,6 @@ int main(int argc, char **argv)
 	/* first, flushed: a test may read it while the process runs */
 	printf("pid %d\n", getpid());
 	fflush(stdout);
-	if (opts.raise_tid &&
-	    sched_setscheduler((pid_t)opts.raise_tid, SCHED_FIFO, &(struct sched_param){99}) < 0)
-		return runtime_error("sched_setscheduler -R", NULL, -errno);
 	err = set_up(r);
 	if (err)
 		return err;
