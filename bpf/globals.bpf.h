@@ -95,6 +95,11 @@ __s32 ipi_gates_up;
 
 /* Slots of the sites array taken so far: may pass its size by the CPUs that raced for the last. */
 __u32 site_slots_used;
+/*
+ * Of those, the slots local drains claimed (site_stats_new()): may pass
+ * local_sites_max() by the CPUs that raced for the last claim, which fail.
+ */
+__u32 local_slots_used;
 
 /* A task's posix_fadvise() call; start_ns 0 when none is in flight. */
 struct fadvise_call {
@@ -141,15 +146,6 @@ struct site_source {
 /* The site a source had at its first drain: its key and site_nr (drainstat.h). */
 struct site_named {
 	struct site_key key;
-	__u32 site_nr;
-	__u32 pad;
-};
-
-/* lru_add_drain() calls in flight: entry time and the caller's site (site_nr as a drain's). */
-struct local_call {
-	__u64 start_ns;
-	__u64 source; /* as drain_source()'s */
-	struct site_key site;
 	__u32 site_nr;
 	__u32 pad;
 };

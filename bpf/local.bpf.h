@@ -109,7 +109,7 @@ static __always_inline void local_exit(void)
 	if (call->site_nr) {
 		s = site_stats_of(&call->site, call->site_nr);
 	} else {
-		s = site_stats_get(&call->site, &call->site_nr);
+		s = site_stats_get(&call->site, &call->site_nr, true);
 		site_remember(call->source, &call->site, call->site_nr);
 	}
 	if (s)
