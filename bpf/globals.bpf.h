@@ -222,6 +222,19 @@ struct {
 	__type(value, struct site_named);
 } site_sources SEC(".maps");
 
+/*
+ * Sources of local drains (comm and cgroup as site_sources') whose first site
+ * found no room: their later local drains are counted as local_site_map_full
+ * without a stack walk. A share once full stays full (slots are never freed).
+ * LRU: a source that falls out walks a stack again at its next local drain.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct site_source);
+	__type(value, __u32);
+} local_sources_refused SEC(".maps");
+
 /* Kernel stacks walked (drains and local drains), per CPU: the -v line at exit. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

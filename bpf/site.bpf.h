@@ -128,6 +128,36 @@ static __always_inline void site_walk(void *ctx, struct site_key *site, __u64 re
 		count(CNT_STACK_LOST);
 }
 
+/* The key of source's entry in site_sources and local_sources_refused. */
+static __always_inline void site_source_of(__u64 source, const struct site_key *site,
+					   struct site_source *k)
+{
+	k->source = source;
+	__builtin_memcpy(k->comm, site->comm, sizeof(k->comm));
+	k->cgroup_id = site->cgroup_id;
+}
+
+/*
+ * The site its source had first, from source (0: none) and the comm and
+ * cgroup in site, into site and *site_nr; false if it has none, or the run
+ * takes every stack.
+ */
+static __always_inline bool site_named(struct site_key *site, __u32 *site_nr, __u64 source)
+{
+	struct site_source k = {};
+	struct site_named *named;
+
+	if (!source || every_stack)
+		return false;
+	site_source_of(source, site, &k);
+	named = bpf_map_lookup_elem(&site_sources, &k);
+	if (!named)
+		return false;
+	*site = named->key;
+	*site_nr = named->site_nr;
+	return true;
+}
+
 /*
  * The site of a drain or local drain from source (0: none) and the comm and
  * cgroup in site, into site and *site_nr: the site its source had first, else a stack
@@ -136,32 +166,19 @@ static __always_inline void site_walk(void *ctx, struct site_key *site, __u64 re
 static __always_inline void site_name(void *ctx, struct site_key *site, __u32 *site_nr,
 				      __u64 source, __u64 ret_ip)
 {
-	struct site_source k = {.source = source};
-	struct site_named *named;
-
-	if (source && !every_stack) {
-		__builtin_memcpy(k.comm, site->comm, sizeof(k.comm));
-		k.cgroup_id = site->cgroup_id;
-		named = bpf_map_lookup_elem(&site_sources, &k);
-		if (named) {
-			*site = named->key;
-			*site_nr = named->site_nr;
-			return;
-		}
-	}
-	site_walk(ctx, site, ret_ip);
+	if (!site_named(site, site_nr, source))
+		site_walk(ctx, site, ret_ip);
 }
 
 /* A source's first site, once its stack is known and has a slot: its later drains walk no stack. */
 static __always_inline void site_remember(__u64 source, const struct site_key *site, __u32 site_nr)
 {
-	struct site_source k = {.source = source};
 	struct site_named named = {.key = *site, .site_nr = site_nr};
+	struct site_source k = {};
 
 	if (!source || every_stack || site->stack_id < 0 || !site_nr)
 		return;
-	__builtin_memcpy(k.comm, site->comm, sizeof(k.comm));
-	k.cgroup_id = site->cgroup_id;
+	site_source_of(source, site, &k);
 	bpf_map_update_elem(&site_sources, &k, &named, BPF_NOEXIST);
 }
 

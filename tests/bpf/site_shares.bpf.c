@@ -14,7 +14,15 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* The task's local drain seeded in local_calls ends. */
+/* A local drain of the task begins, called from caller (0: unknown). */
+SEC("raw_tp/sys_enter")
+int BPF_PROG(local_enter_test, __u64 caller)
+{
+	local_enter(ctx, caller, 0);
+	return 0;
+}
+
+/* The task's local drain in local_calls (seeded, or begun) ends. */
 SEC("raw_tp/sys_exit")
 int BPF_PROG(local_exit_test)
 {

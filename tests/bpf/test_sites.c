@@ -10,7 +10,10 @@
  *    work ends with no site yet (tracepoint mode's path), until the drains'
  *    half is full too: counted as site_map_full;
  *  - drains first: they may take every slot, and the local drains after them
- *    find none, counted as theirs.
+ *    find none, counted as theirs;
+ *  - a local drain from a known caller that found no room: the caller's next
+ *    local drains, in the same comm and cgroup, are counted at once, with no
+ *    stack walked and nothing timed.
  * Needs root and a kernel that test-runs raw tracepoint programs.
  */
 #define _GNU_SOURCE
@@ -81,6 +84,16 @@ static void local_drain(const char *comm, __u64 cgroup_id)
 	CHECK(!bpf_map__update_elem(skel->maps.local_calls, &tid, sizeof(tid), &call, sizeof(call),
 				    BPF_ANY));
 	run(skel->progs.local_exit_test, 0);
+}
+
+/* Whether this task has a local drain in flight in local_calls. */
+static bool local_in_flight(void)
+{
+	__u32 tid = (__u32)getpid();
+	struct local_call call;
+
+	return !bpf_map__lookup_elem(skel->maps.local_calls, &tid, sizeof(tid), &call, sizeof(call),
+				     0);
 }
 
 /* How many times the local drains of comm in cgroup_id are counted in its site; -1: no site. */
@@ -177,6 +190,31 @@ static void test_drains_then_locals(void)
 	CHECK(counter(CNT_SITE_MAP_FULL) == full);
 }
 
+static void test_refused_source(void)
+{
+	__u64 caller = 0xffffffff81234567ULL, local_full = counter(CNT_LOCAL_SITE_MAP_FULL);
+	__u64 cg;
+
+	for (cg = 1; cg <= local_sites_max(MAX_SITES); cg++)
+		local_drain("exiting", cg);
+	CHECK(counter(CNT_LOCAL_SITE_MAP_FULL) == local_full);
+	/* its first local drain walks its stack and finds no room */
+	run(skel->progs.local_enter_test, caller);
+	CHECK(local_in_flight());
+	run(skel->progs.local_exit_test, 0);
+	CHECK(!local_in_flight());
+	CHECK(counter(CNT_LOCAL_SITE_MAP_FULL) == local_full + 1);
+	/* the next is counted at its entry, before any walk */
+	run(skel->progs.local_enter_test, caller);
+	CHECK(!local_in_flight());
+	CHECK(counter(CNT_LOCAL_SITE_MAP_FULL) == local_full + 2);
+	/* a caller not known is walked, as before */
+	run(skel->progs.local_enter_test, 0);
+	CHECK(local_in_flight());
+	run(skel->progs.local_exit_test, 0);
+	CHECK(counter(CNT_LOCAL_SITE_MAP_FULL) == local_full + 3);
+}
+
 /* The wrappers loaded on a sites array of MAX_SITES slots. */
 static int open_programs(void)
 {
@@ -217,6 +255,14 @@ int main(void)
 		return 1;
 	}
 	RUN(test_drains_then_locals);
+	site_shares_bpf__destroy(skel);
+	err = open_programs();
+	if (err) {
+		printf("FAIL bpf: load the site-taking programs a third time: %s\n",
+		       strerror(-err));
+		return 1;
+	}
+	RUN(test_refused_source);
 	site_shares_bpf__destroy(skel);
 	return failed ? 1 : 0;
 }
