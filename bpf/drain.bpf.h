@@ -127,7 +127,7 @@ static __always_inline void drain_begin(void *ctx, struct drain_state *d, __u64 
 	if (d->site_nr) {
 		s = site_stats_of(&d->site, d->site_nr);
 	} else {
-		s = site_stats_get(&d->site, &d->site_nr);
+		s = site_stats_get(&d->site, &d->site_nr, false);
 		site_remember(source, &d->site, d->site_nr);
 	}
 	if (!filter_victims)

@@ -107,6 +107,19 @@ struct site_key {
 	__u64 cgroup_id; /* bpf_get_current_cgroup_id(): the cgroup v2 directory's inode */
 };
 
+/*
+ * New sites that local drains (lru_add_drain()) may take: half of the sites
+ * array, rounded down. Every process exit drains its CPU locally and every
+ * new cgroup keys new sites, and slots are never freed: without a bound a
+ * long run's local drains would fill the array, and a new caller's drains
+ * would find no slot. The other half is the drains' (lru_add_drain_all(),
+ * lru_cache_disable()), whatever local drains do.
+ */
+static inline __u32 local_sites_max(__u32 max_sites)
+{
+	return max_sites / 2;
+}
+
 /* The parts of a site's key besides its stack (--by): bits of site_key_parts. */
 #define SITE_KEY_COMM	1U
 #define SITE_KEY_CGROUP 2U
@@ -174,6 +187,18 @@ struct site_stats {
 	__u64 count[SITE_COUNTS];
 	struct hist hist[SITE_HISTS];
 } __attribute__((aligned(DRAINSTAT_LINE)));
+
+/*
+ * lru_add_drain() calls in flight, by tid: entry time and the caller's site
+ * (site_nr as a drain's). Here for tests/bpf, which seeds them.
+ */
+struct local_call {
+	__u64 start_ns;
+	__u64 source; /* as drain_source()'s (bpf/site.bpf.h) */
+	struct site_key site;
+	__u32 site_nr;
+	__u32 pad;
+};
 
 /* A target CPU's counts and histograms, by index: cpu_stats.count[] and .hist[]. */
 enum cpu_count {
@@ -419,6 +444,8 @@ enum drainstat_counter {
 	CNT_STACK_LOST,	      /* bpf_get_stackid() failed: hash collision or full */
 	CNT_FADVISE_MAP_FULL, /* an fadvise call could not be tracked */
 	CNT_LOCAL_MAP_FULL,   /* a local drain could not be tracked */
+	/* a local drain's new site found the local drains' share full (local_sites_max()) */
+	CNT_LOCAL_SITE_MAP_FULL,
 	CNT_SLOW_LOST,	      /* a slow-drain event found the ring buffer full */
 	CNT_CPU_OUT_OF_RANGE, /* a target CPU beyond the cpu map */
 	CNT_WORK_UNSEEN,      /* a work whose queue or start came before tracing began */

@@ -95,6 +95,11 @@ __s32 ipi_gates_up;
 
 /* Slots of the sites array taken so far: may pass its size by the CPUs that raced for the last. */
 __u32 site_slots_used;
+/*
+ * Of those, the slots local drains claimed (site_stats_new()): may pass
+ * local_sites_max() by the CPUs that raced for the last claim, which fail.
+ */
+__u32 local_slots_used;
 
 /* A task's posix_fadvise() call; start_ns 0 when none is in flight. */
 struct fadvise_call {
@@ -141,15 +146,6 @@ struct site_source {
 /* The site a source had at its first drain: its key and site_nr (drainstat.h). */
 struct site_named {
 	struct site_key key;
-	__u32 site_nr;
-	__u32 pad;
-};
-
-/* lru_add_drain() calls in flight: entry time and the caller's site (site_nr as a drain's). */
-struct local_call {
-	__u64 start_ns;
-	__u64 source; /* as drain_source()'s */
-	struct site_key site;
 	__u32 site_nr;
 	__u32 pad;
 };
@@ -225,6 +221,19 @@ struct {
 	__type(key, struct site_source);
 	__type(value, struct site_named);
 } site_sources SEC(".maps");
+
+/*
+ * Sources of local drains (comm and cgroup as site_sources') whose first site
+ * found no room: their later local drains are counted as local_site_map_full
+ * without a stack walk. A share once full stays full (slots are never freed).
+ * LRU: a source that falls out walks a stack again at its next local drain.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct site_source);
+	__type(value, __u32);
+} local_sources_refused SEC(".maps");
 
 /* Kernel stacks walked (drains and local drains), per CPU: the -v line at exit. */
 struct {

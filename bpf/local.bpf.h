@@ -76,8 +76,42 @@ static __always_inline void own_exit(void)
 }
 
 /*
+ * Whether the local drains of source, with the comm and cgroup in site, found
+ * no room before: looked up only where site_sources has no site for it, and
+ * the local drains' share is full, so that a stack walk is spared, not a
+ * lookup added to a local drain that has a site.
+ */
+static __always_inline bool local_source_refused(__u64 source, const struct site_key *site)
+{
+	struct site_source k = {};
+
+	if (!source || every_stack || local_slots_used < local_sites_max(max_sites))
+		return false;
+	site_source_of(source, site, &k);
+	return bpf_map_lookup_elem(&local_sources_refused, &k) != NULL;
+}
+
+/*
+ * A local drain's first site found no room (site_stats_get()): its source's
+ * later local drains are refused without a walk, unless its source has a site
+ * (another of its stacks took a slot first).
+ */
+static __always_inline void local_source_refuse(__u64 source, const struct site_key *site)
+{
+	struct site_source k = {};
+	__u32 one = 1;
+
+	if (!source || every_stack)
+		return;
+	site_source_of(source, site, &k);
+	if (!bpf_map_lookup_elem(&site_sources, &k))
+		bpf_map_update_elem(&local_sources_refused, &k, &one, BPF_ANY);
+}
+
+/*
  * lru_add_drain(): the local drain; inside a drain call it is part of that
- * drain. caller and ret_ip as drain_begin()'s.
+ * drain. caller and ret_ip as drain_begin()'s. A local drain whose source
+ * found no room before is counted at once, neither walked nor timed.
  */
 static __always_inline void local_enter(void *ctx, __u64 caller, __u64 ret_ip)
 {
@@ -92,7 +126,13 @@ static __always_inline void local_enter(void *ctx, __u64 caller, __u64 ret_ip)
 		return;
 	call.start_ns = bpf_ktime_get_ns();
 	site_caller(&call.site);
-	site_name(ctx, &call.site, &call.site_nr, caller, ret_ip);
+	if (!site_named(&call.site, &call.site_nr, caller)) {
+		if (local_source_refused(caller, &call.site)) {
+			count(CNT_LOCAL_SITE_MAP_FULL);
+			return;
+		}
+		site_walk(ctx, &call.site, ret_ip);
+	}
 	call.source = caller;
 	if (bpf_map_update_elem(&local_calls, &tid, &call, BPF_ANY))
 		count(CNT_LOCAL_MAP_FULL);
@@ -109,8 +149,11 @@ static __always_inline void local_exit(void)
 	if (call->site_nr) {
 		s = site_stats_of(&call->site, call->site_nr);
 	} else {
-		s = site_stats_get(&call->site, &call->site_nr);
-		site_remember(call->source, &call->site, call->site_nr);
+		s = site_stats_get(&call->site, &call->site_nr, true);
+		if (s)
+			site_remember(call->source, &call->site, call->site_nr);
+		else
+			local_source_refuse(call->source, &call->site);
 	}
 	if (s)
 		hist_add(&s->hist[SITE_LOCAL_NS], bpf_ktime_get_ns() - call->start_ns);

@@ -52,16 +52,32 @@ static __always_inline struct site_stats *site_stats_of(const struct site_key *s
 }
 
 /*
- * A new slot for key (site_key_of()'s). Two CPUs may take one each for the
- * same key: the one whose site_slots entry lands keeps its slot, the other's
- * stays never ready.
+ * A local drain's claim of a new slot, within local_sites_max(): local drains
+ * hold no more, whatever their races, so that the rest stays the drains'.
  */
-static __always_inline struct site_stats *site_stats_new(const struct site_key *key)
+static __always_inline bool local_slot_claim(void)
+{
+	__u32 share = local_sites_max(max_sites);
+
+	if (local_slots_used >= share) /* no fetch_add once full: the count cannot wrap */
+		return false;
+	return __sync_fetch_and_add(&local_slots_used, 1) < share;
+}
+
+/*
+ * A new slot for key (site_key_of()'s); local: for a local drain, which takes
+ * one only within its share. Two CPUs may take one each for the same key:
+ * the one whose site_slots entry lands keeps its slot, the other's stays
+ * never ready.
+ */
+static __always_inline struct site_stats *site_stats_new(const struct site_key *key, bool local)
 {
 	struct site_stats *s;
 	__u32 slot;
 
 	if (site_slots_used >= max_sites) /* no fetch_add once full: the count cannot wrap */
+		return NULL;
+	if (local && !local_slot_claim())
 		return NULL;
 	slot = __sync_fetch_and_add(&site_slots_used, 1);
 	s = bpf_map_lookup_elem(&sites, &slot);
@@ -77,11 +93,12 @@ static __always_inline struct site_stats *site_stats_new(const struct site_key *
 }
 
 /*
- * The numbers of a site, made if new; NULL when there is no room (counted).
+ * The numbers of a site, made if new; NULL when there is no room, counted as
+ * a drain's (site_map_full) or, local, a local drain's (local_site_map_full).
  * With site_nr, the site's is kept there for site_stats_of() (0 if none).
  */
 static __always_inline struct site_stats *site_stats_get(const struct site_key *site,
-							 __u32 *site_nr)
+							 __u32 *site_nr, bool local)
 {
 	struct site_stats *s;
 	struct site_key key;
@@ -89,9 +106,9 @@ static __always_inline struct site_stats *site_stats_get(const struct site_key *
 	site_key_of(site, &key);
 	s = site_stats_by_key(&key);
 	if (!s)
-		s = site_stats_new(&key);
+		s = site_stats_new(&key, local);
 	if (!s)
-		count(CNT_SITE_MAP_FULL);
+		count(local ? CNT_LOCAL_SITE_MAP_FULL : CNT_SITE_MAP_FULL);
 	if (site_nr)
 		*site_nr = s ? s->slot + 1 : 0;
 	return s;
@@ -111,6 +128,36 @@ static __always_inline void site_walk(void *ctx, struct site_key *site, __u64 re
 		count(CNT_STACK_LOST);
 }
 
+/* The key of source's entry in site_sources and local_sources_refused. */
+static __always_inline void site_source_of(__u64 source, const struct site_key *site,
+					   struct site_source *k)
+{
+	k->source = source;
+	__builtin_memcpy(k->comm, site->comm, sizeof(k->comm));
+	k->cgroup_id = site->cgroup_id;
+}
+
+/*
+ * The site its source had first, from source (0: none) and the comm and
+ * cgroup in site, into site and *site_nr; false if it has none, or the run
+ * takes every stack.
+ */
+static __always_inline bool site_named(struct site_key *site, __u32 *site_nr, __u64 source)
+{
+	struct site_source k = {};
+	struct site_named *named;
+
+	if (!source || every_stack)
+		return false;
+	site_source_of(source, site, &k);
+	named = bpf_map_lookup_elem(&site_sources, &k);
+	if (!named)
+		return false;
+	*site = named->key;
+	*site_nr = named->site_nr;
+	return true;
+}
+
 /*
  * The site of a drain or local drain from source (0: none) and the comm and
  * cgroup in site, into site and *site_nr: the site its source had first, else a stack
@@ -119,32 +166,19 @@ static __always_inline void site_walk(void *ctx, struct site_key *site, __u64 re
 static __always_inline void site_name(void *ctx, struct site_key *site, __u32 *site_nr,
 				      __u64 source, __u64 ret_ip)
 {
-	struct site_source k = {.source = source};
-	struct site_named *named;
-
-	if (source && !every_stack) {
-		__builtin_memcpy(k.comm, site->comm, sizeof(k.comm));
-		k.cgroup_id = site->cgroup_id;
-		named = bpf_map_lookup_elem(&site_sources, &k);
-		if (named) {
-			*site = named->key;
-			*site_nr = named->site_nr;
-			return;
-		}
-	}
-	site_walk(ctx, site, ret_ip);
+	if (!site_named(site, site_nr, source))
+		site_walk(ctx, site, ret_ip);
 }
 
 /* A source's first site, once its stack is known and has a slot: its later drains walk no stack. */
 static __always_inline void site_remember(__u64 source, const struct site_key *site, __u32 site_nr)
 {
-	struct site_source k = {.source = source};
 	struct site_named named = {.key = *site, .site_nr = site_nr};
+	struct site_source k = {};
 
 	if (!source || every_stack || site->stack_id < 0 || !site_nr)
 		return;
-	__builtin_memcpy(k.comm, site->comm, sizeof(k.comm));
-	k.cgroup_id = site->cgroup_id;
+	site_source_of(source, site, &k);
 	bpf_map_update_elem(&site_sources, &k, &named, BPF_NOEXIST);
 }
 

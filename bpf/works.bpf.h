@@ -150,7 +150,8 @@ static __always_inline void on_end(struct work_struct *work)
 		return;
 	}
 	/* no slot: the drain's site found no room; counted again with each work */
-	s = ws->site_nr ? site_stats_of(&ws->site, ws->site_nr) : site_stats_get(&ws->site, NULL);
+	s = ws->site_nr ? site_stats_of(&ws->site, ws->site_nr)
+			: site_stats_get(&ws->site, NULL, false);
 	if (!ws->start_ns) {
 		/*
 		 * queued while the programs were being attached: its start was

@@ -105,9 +105,9 @@ static const struct argp_option options[] = {
      "restarts) or path (the whole cgroup path)",
      0},
     {"max-sites", OPT_MAX_SITES, "N", 0,
-     "Sites (kernel stack, comm and cgroup) aggregated in the kernel (default 1024); more are "
-     "counted "
-     "as site_map_full",
+     "Sites (kernel stack, comm and cgroup) aggregated in the kernel (default 1024), local "
+     "drains' in half of them at most; more are counted as site_map_full (drains) or "
+     "local_site_map_full (local drains)",
      0},
     {"max-stacks", OPT_MAX_STACKS, "N", 0,
      "Buckets of the kernel stack map (default 16384); collisions are counted as stack_lost", 0},

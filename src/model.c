@@ -29,6 +29,7 @@ static const struct {
     [CNT_STACK_LOST] = {"stack_lost", true},
     [CNT_FADVISE_MAP_FULL] = {"fadvise_map_full", true},
     [CNT_LOCAL_MAP_FULL] = {"local_map_full", true},
+    [CNT_LOCAL_SITE_MAP_FULL] = {"local_site_map_full", true},
     [CNT_SLOW_LOST] = {"slow_lost", true},
     [CNT_CPU_OUT_OF_RANGE] = {"cpu_out_of_range", true},
     [CNT_WORK_UNSEEN] = {"work_unseen", false},

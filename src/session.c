@@ -340,10 +340,22 @@ static int start_export(struct session *s)
 	return EXIT_OK;
 }
 
+/* -v at exit: how full the sites array came, local drains' share apart (--max-sites). */
+static void note_site_slots(const struct session *s)
+{
+	struct tracer_site_slots slots;
+
+	tracer__site_slots(s->tracer, &slots);
+	note(s, "%u of %u site slots taken, %u of them by local drains (at most %u)", slots.used,
+	     slots.max, slots.local, slots.local_max);
+}
+
 static void teardown(struct session *s)
 {
 	__u64 walks;
 
+	if (s->tracer)
+		note_site_slots(s);
 	if (s->tracer && !tracer__stack_walks(s->tracer, &walks))
 		note(s, "%llu kernel stacks walked (%s)", (unsigned long long)walks,
 		     walks_every_stack(s->opts)

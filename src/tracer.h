@@ -181,6 +181,15 @@ int tracer__consume_slow(struct tracer *t);
 const struct tracer_features *tracer__features(const struct tracer *t);
 /* Kernel stacks the programs walked so far: 0 or -errno. */
 int tracer__stack_walks(const struct tracer *t, __u64 *walks);
+/* The sites array's slots: its size, those taken, and local drains' share of them. */
+struct tracer_site_slots {
+	__u32 max;
+	__u32 used;
+	__u32 local;	 /* taken by local drains */
+	__u32 local_max; /* local_sites_max(max) */
+};
+
+void tracer__site_slots(const struct tracer *t, struct tracer_site_slots *slots);
 void tracer__free(struct tracer *t);
 
 #endif /* TRACER_H */

@@ -192,6 +192,21 @@ int tracer__stack_walks(const struct tracer *t, __u64 *walks)
 	return err;
 }
 
+/* The counts may pass their bounds by the CPUs that raced for the last slot. */
+void tracer__site_slots(const struct tracer *t, struct tracer_site_slots *slots)
+{
+	const struct drainstat_bpf__bss *bss = t->skel->bss;
+
+	slots->max = bpf_map__max_entries(t->skel->maps.sites);
+	slots->local_max = local_sites_max(slots->max);
+	slots->used = __atomic_load_n(&bss->site_slots_used, __ATOMIC_RELAXED);
+	slots->local = __atomic_load_n(&bss->local_slots_used, __ATOMIC_RELAXED);
+	if (slots->used > slots->max)
+		slots->used = slots->max;
+	if (slots->local > slots->local_max)
+		slots->local = slots->local_max;
+}
+
 /* counters is per-CPU: sum the CPUs' slots, with one buffer for them all. */
 static int read_counters(const struct tracer *t, struct snapshot *snap)
 {

@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -31,6 +30,7 @@
 #include "check.h"
 #include "counters.h"
 #include "drainstat.h"
+#include "now.h"
 #include "drainstat.skel.h"
 
 #define DRAIN_WORK_FN 0xffffffff81234560ULL /* any address: the programs compare it */
@@ -40,14 +40,6 @@
 
 static struct drainstat_bpf *skel;
 static int nr_cpus;
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
 
 static __u64 counter(enum drainstat_counter c)
 {
