@@ -379,6 +379,11 @@ enum drainstat_counter {
 	 */
 	CNT_TWIN_SKIPS,
 	CNT_SKIPPED, /* runs the kernel skipped that nothing covered: user space fills it */
+	/*
+	 * kprobe mode: drain and local drain exits a kretprobe missed, all its
+	 * instances taken (the kernel's count): user space fills it
+	 */
+	CNT_KRETPROBE_MISSED,
 	CNT_NR,
 };
 

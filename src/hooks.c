@@ -12,6 +12,7 @@ const struct hook_fn hook_fns[] = {
     {
 	.name = "lru_add_drain_all",
 	.on_stacks = true,
+	.callers_sleep = true,
 	.fentry = {"drainstat_fentry_drain_all", "drainstat_fentry_drain_all_twin"},
 	.fexit = {"drainstat_fexit_drain_all", "drainstat_fexit_drain_all_twin"},
 	.kprobe = "drainstat_kprobe_drain_all",
@@ -23,6 +24,7 @@ const struct hook_fn hook_fns[] = {
 	FEATURE(forced),
 	.if_in_kallsyms = true,
 	.on_stacks = true,
+	.callers_sleep = true,
 	.fentry = {"drainstat_fentry_cache_disable", "drainstat_fentry_cache_disable_twin"},
 	.fexit = {"drainstat_fexit_cache_disable", "drainstat_fexit_cache_disable_twin"},
 	.kprobe = "drainstat_kprobe_cache_disable",
@@ -40,6 +42,7 @@ const struct hook_fn hook_fns[] = {
 	FEATURE(inner),
 	.if_in_kallsyms = true,
 	.on_stacks = true,
+	.callers_sleep = true,
 	.fentry = {"drainstat_fentry_drain", "drainstat_fentry_drain_twin"},
 	.fexit = {"drainstat_fexit_drain", "drainstat_fexit_drain_twin"},
 	.kprobe = "drainstat_kprobe_drain",

@@ -27,6 +27,12 @@ struct hook_fn {
 	bool reads_ksyms;
 	/* a drain's stacks pass through it: the site is a frame past it */
 	bool on_stacks;
+	/*
+	 * its callers sleep inside it, on the drain mutex and in flush_work(): a
+	 * stuck drain piles them up, so its kretprobe gets room for them
+	 * (kretprobes__maxactive())
+	 */
+	bool callers_sleep;
 	const char *fentry[2], *fexit[2]; /* full mode's programs, the twins second (or NULL) */
 	const char *kprobe, *kretprobe;	  /* kprobe mode's */
 	/* optional: the blind spot without it, "<lost> (<name> not hooked)<then>"; NULL if none */

@@ -35,6 +35,7 @@ static const struct {
     [CNT_WAIT_REVISED] = {"wait_revised", false},
     [CNT_TWIN_SKIPS] = {"twin_skips", false},
     [CNT_SKIPPED] = {"skipped", true},
+    [CNT_KRETPROBE_MISSED] = {"kretprobe_missed", true},
 };
 
 const char *model__counter_name(enum drainstat_counter c)

@@ -83,6 +83,16 @@ struct tracer_features {
 	int own_err; /* -errno of a load with those hooks that failed, 0 if none */
 	bool forced; /* forced drains */
 	bool inner;  /* the drain's inner function, where it has a symbol (6.18) */
+	/*
+	 * kprobe mode's kretprobes: made through tracefs kprobe_events at
+	 * kret_dir, with kret_maxactive instances on the functions callers sleep
+	 * in; else the kprobe PMU's (the kernel's maxactive), kret_err why
+	 */
+	bool kret_tracefs;
+	unsigned int kret_maxactive;
+	int kret_err;
+	char kret_dir[64];
+	bool kret_missed_known; /* the kernel tells their misses (CNT_KRETPROBE_MISSED) */
 };
 
 enum tracer_step {

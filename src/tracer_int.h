@@ -12,6 +12,7 @@
 #include "tracer.h"
 
 struct drainstat_bpf;
+struct kretprobes;
 
 #define MAX_LINKS 24
 
@@ -26,8 +27,9 @@ struct hook {
 	struct bpf_program *prog;
 	const char *kfunc; /* a drain hook's function: a kprobe's, an fentry's target; else NULL */
 	bool retprobe;
-	bool *seen; /* optional hook: set when attached; NULL: required */
-	int *why;   /* optional hook: -errno of its attach when it failed */
+	bool *seen;	    /* optional hook: set when attached; NULL: required */
+	int *why;	    /* optional hook: -errno of its attach when it failed */
+	bool callers_sleep; /* a kretprobe on a function its callers sleep in (hooks.h) */
 };
 
 struct plan {
@@ -59,6 +61,10 @@ struct tracer {
 	slow_drain_fn slow_fn;
 	void *slow_arg;
 	__u64 skipped; /* CNT_SKIPPED as last read: it never goes back */
+	/* kprobe mode: the kretprobes made through tracefs, NULL on the PMU's */
+	struct kretprobes *kret;
+	bool kret_tried;	/* tracefs tried for this attach */
+	__u64 kretprobe_missed; /* CNT_KRETPROBE_MISSED as last read: it never goes back */
 };
 
 /* What mode attaches, its optional hooks' outcomes going into f; everything else stays unloaded. */
@@ -72,6 +78,8 @@ int tracer_configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 void tracer_count_needs(const struct drainstat_bpf *skel, const struct plan *plan, int nr_cpus,
 			struct tracer_needs *needs);
 
+/* kprobe mode: the kernel's count of our kretprobes' misses: 0, or -EOPNOTSUPP, -errno. */
+int tracer_kretprobe_missed(const struct tracer *t, __u64 *missed);
 /* The stack id in map (stacks or ustacks) into ips; *nr 0 if it has none. */
 int tracer_read_ips(const struct bpf_map *map, __s32 id, __u64 *ips, int *nr);
 /* The readers' buffers, mappings and stack copies, freed. */
