@@ -123,8 +123,9 @@ static void note_kretprobes(struct session *s, const struct tracer_features *f)
 	if (f->kret_tracefs)
 		note(s,
 		     "kretprobes made in %s/kprobe_events: %u instances on the functions "
-		     "callers sleep in; misses %s",
-		     f->kret_dir, f->kret_maxactive, counted);
+		     "callers sleep in%s; misses %s",
+		     f->kret_dir, f->kret_maxactive,
+		     f->kret_rt ? " (the local drains too: PREEMPT_RT)" : "", counted);
 	else
 		note(s,
 		     "kretprobes through the kprobe PMU, the kernel's max(10, 2 x CPUs) "

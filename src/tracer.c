@@ -67,6 +67,7 @@ static struct bpf_link *attach_kretprobe(struct tracer *t, const struct hook *h)
 	struct tracer_features *f = &t->features;
 	struct bpf_link *link;
 	const char *dirs[3];
+	bool room;
 
 	if (!t->kret_tried) {
 		t->kret_tried = true;
@@ -75,10 +76,12 @@ static struct bpf_link *attach_kretprobe(struct tracer *t, const struct hook *h)
 		if (t->kret)
 			snprintf(f->kret_dir, sizeof(f->kret_dir), "%s", kretprobes__dir(t->kret));
 		f->kret_maxactive = kretprobes__maxactive(t->nr_cpus);
+		f->kret_rt = t->preempt_rt;
 	}
 	if (t->kret) {
-		link = kretprobes__attach(t->kret, h->prog, h->kfunc,
-					  h->callers_sleep ? f->kret_maxactive : 0);
+		room = h->callers_sleep == SLEEP_ALWAYS ||
+		       (h->callers_sleep == SLEEP_ON_RT && t->preempt_rt);
+		link = kretprobes__attach(t->kret, h->prog, h->kfunc, room ? f->kret_maxactive : 0);
 		f->kret_tracefs = link || kretprobes__count(t->kret);
 		if (f->kret_tracefs)
 			return link;
@@ -312,6 +315,7 @@ int tracer__new(const struct tracer_opts *opts, struct tracer **out)
 		return err;
 	}
 	t->opts = *opts;
+	t->preempt_rt = probe__preempt_rt();
 	*out = t;
 	return 0;
 }

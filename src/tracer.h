@@ -89,6 +89,7 @@ struct tracer_features {
 	 * in; else the kprobe PMU's (the kernel's maxactive), kret_err why
 	 */
 	bool kret_tracefs;
+	bool kret_rt; /* PREEMPT_RT: the local drains' kretprobes get as many (hooks.h) */
 	unsigned int kret_maxactive;
 	int kret_err;
 	char kret_dir[64];

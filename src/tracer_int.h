@@ -9,6 +9,7 @@
 
 #include <bpf/libbpf.h>
 #include "drainstat.h"
+#include "hooks.h"
 #include "tracer.h"
 
 struct drainstat_bpf;
@@ -27,9 +28,9 @@ struct hook {
 	struct bpf_program *prog;
 	const char *kfunc; /* a drain hook's function: a kprobe's, an fentry's target; else NULL */
 	bool retprobe;
-	bool *seen;	    /* optional hook: set when attached; NULL: required */
-	int *why;	    /* optional hook: -errno of its attach when it failed */
-	bool callers_sleep; /* a kretprobe on a function its callers sleep in (hooks.h) */
+	bool *seen;			  /* optional hook: set when attached; NULL: required */
+	int *why;			  /* optional hook: -errno of its attach when it failed */
+	enum callers_sleep callers_sleep; /* a kretprobe's function: where callers sleep in it */
 };
 
 struct plan {
@@ -64,6 +65,7 @@ struct tracer {
 	/* kprobe mode: the kretprobes made through tracefs, NULL on the PMU's */
 	struct kretprobes *kret;
 	bool kret_tried;	/* tracefs tried for this attach */
+	bool preempt_rt;	/* the kernel is PREEMPT_RT: SLEEP_ON_RT's callers sleep */
 	__u64 kretprobe_missed; /* CNT_KRETPROBE_MISSED as last read: it never goes back */
 };
 

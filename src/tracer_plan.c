@@ -19,7 +19,7 @@
 static void add(struct plan *p, struct bpf_program *prog, const char *kfunc, bool retprobe,
 		bool *seen)
 {
-	p->hooks[p->nr++] = (struct hook){prog, kfunc, retprobe, seen, NULL, false};
+	p->hooks[p->nr++] = (struct hook){prog, kfunc, retprobe, seen, NULL, SLEEP_NEVER};
 }
 
 /* An optional hook whose failure is explained: why gets its -errno. */
