@@ -574,7 +574,7 @@ pileup_restore_tracefs() {
 
 # stuck_pileup MODE OUT
 stuck_pileup() {
-	local mode=$1 out=$2 name callers drains escalated waits missed way in_flight
+	local mode=$1 out=$2 name callers drains escalated waits missed way in_flight skipped
 	name="$mode pile-up${PILEUP_PMU:+ (PMU kretprobes)}"
 	callers=$((PILEUP_N + 2))
 	[ -n "${PILEUP_PMU:-}" ] && pileup_refuse_tracefs
@@ -590,23 +590,32 @@ stuck_pileup() {
 	way=$(awk '/^drainstat: kretprobes made in / { sub(/:.*/, "", $5); print $5 }
 		/^drainstat: kretprobes through the kprobe PMU/ { print "PMU" }' "$out.err")
 	echo "# $name: $callers callers, $drains drains, $escalated DONTNEED escalated," \
-		"$waits waits recorded, $missed kretprobe exits missed; kretprobes: $way;" \
+		"$waits waits recorded, $missed kretprobe exits missed," \
+		"$(pileup_json "$out" '"skipped":[0-9]+') runs skipped; kretprobes: $way;" \
 		"the longest DONTNEED $(awk '$1 == "waiters_wait_ms_max" { print $2 }' "$out.wl") ms"
 	grep '^drainstat: kretprobes' "$out.err" | sed 's/^/# /'
-	expect_eq "$name: every caller's drain counted" "$drains" "$callers"
-	expect_eq "$name: the DONTNEED calls that escalated, one a drain" "$escalated" "$callers"
-	expect_eq "$name: each drain's wait recorded or its exit counted lost" \
-		"$((waits + missed))" "$drains"
+	grep '^{"time"' "$out" | tail -n 1 | grep -o '"fadvise":\[[^]]*\]\|"counters":{[^}]*}' |
+		sed 's/^/# /'
+	# under full preemption (6.12-rt, 7.x's lazy), the callers on CPU 0 may
+	# find a program's run preempted there, and the kernel skips theirs:
+	# counted as lost too (skipped), and a check allows as many short
+	skipped=$(pileup_json "$out" '"skipped":[0-9]+')
 	in_flight=$(pileup_json "$out" '"drains_in_flight":[0-9]+')
+	expect_range "$name: every caller's drain counted" "$drains" $((callers - skipped)) "$callers"
+	expect_range "$name: the DONTNEED calls that escalated, one a drain" "$escalated" \
+		$((callers - skipped)) "$callers"
+	# a drain whose exit was missed stays in flight (not yet checked against
+	# the kernel): shown, never hidden; and counted lost, with the local
+	# drains' exits missed (PREEMPT_RT: their callers sleep on its lock)
+	expect_eq "$name: in flight at the end, the drains whose wait is not recorded" \
+		"$in_flight" $((drains - waits))
+	check "$name: each drain's wait recorded or its exit counted lost" \
+		test $((waits + missed + skipped)) -ge "$drains"
 	if [ -n "${PILEUP_PMU:-}" ]; then
-		# a drain whose exit was missed stays in flight (not yet checked
-		# against the kernel): shown, never hidden
-		expect_eq "$name: in flight at the end, the drains whose exit was missed" \
-			"$in_flight" "$missed"
 		expect_eq "$name: -v: the PMU's kretprobes" "$way" PMU
 		check "$name: some exits missed, with the kernel's default instances" test "$missed" -gt 0
 	else
-		expect_eq "$name: nothing in flight at the end" "$in_flight" 0
+		expect_range "$name: nothing in flight at the end" "$in_flight" 0 "$skipped"
 		expect_eq "$name: -v: kretprobes made in tracefs" "$way" /sys/kernel/tracing/kprobe_events
 		expect_eq "$name: no exit missed" "$missed" 0
 	fi
