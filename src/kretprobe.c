@@ -55,7 +55,7 @@ struct kret_event {
 	char group[32];
 	char name[64];
 	char removal[EVENT_LINE_MAX]; /* its line for kprobe_events, ready for a signal handler */
-	int perf_fd;		      /* -1 once closed, or none */
+	int perf_fd;		      /* its perf event, the link's once attached; -1 before */
 	int link_fd; /* the BPF link's (perf_fd where the kernel has none), or -1 */
 };
 
