@@ -470,6 +470,11 @@ enum drainstat_counter {
 	 * last work's end, their wait from there (a lower bound)
 	 */
 	CNT_PARTIAL_WAITS,
+	/*
+	 * kprobe mode: drain and local drain exits a kretprobe missed, all its
+	 * instances taken (the kernel's count): user space fills it
+	 */
+	CNT_KRETPROBE_MISSED,
 	CNT_NR,
 };
 

@@ -116,6 +116,28 @@ static void note_failed_hooks(struct session *s, const struct tracer_features *f
 		     strerror(-f->check_err));
 }
 
+/* -v, kprobe mode: how the kretprobes were made, and whether their misses are counted. */
+static void note_kretprobes(struct session *s, const struct tracer_features *f)
+{
+	const char *counted = f->kret_missed_known ? "counted (kretprobe_missed)"
+						   : "not counted: the kernel does not tell them "
+						     "(before 6.7)";
+
+	if (f->mode != MODE_KPROBE)
+		return;
+	if (f->kret_tracefs)
+		note(s,
+		     "kretprobes made in %s/kprobe_events: %u instances on the functions "
+		     "callers sleep in%s; misses %s",
+		     f->kret_dir, f->kret_maxactive,
+		     f->kret_rt ? " (the local drains too: PREEMPT_RT)" : "", counted);
+	else
+		note(s,
+		     "kretprobes through the kprobe PMU, the kernel's max(10, 2 x CPUs) "
+		     "instances each: tracefs kprobe_events %s (%s); misses %s",
+		     f->kret_dir[0] ? "refused one" : "not found", strerror(-f->kret_err), counted);
+}
+
 void describe__run(struct session *s)
 {
 	const struct tracer_features *f = tracer__features(s->tracer);
@@ -147,6 +169,7 @@ void describe__run(struct session *s)
 	    .filter_cpu_mask = s->opts->victims_set ? s->opts->victims : NULL,
 	};
 	note_failed_hooks(s, f);
+	note_kretprobes(s, f);
 	note(s, "mode %s: drain entry/exit %s, local drains %s, IPIs %s, fadvise %s, works %s",
 	     s->info.mode, s->info.entry_visible ? "hooked" : "not hooked",
 	     f->local ? "hooked" : "not hooked", f->ipi ? "counted" : "not counted",

@@ -16,6 +16,17 @@
 /* The rows' most: what the symbol scan and tracer_symbols.hooks_in_kallsyms make room for. */
 #define HOOK_FNS_MAX 8
 
+/*
+ * Whether a function's callers can sleep inside it, each holding an instance
+ * of its kretprobe: a stuck drain piles them up, so the kretprobe gets room
+ * for them (kretprobes__maxactive()) where they do, else the kernel's default.
+ */
+enum callers_sleep {
+	SLEEP_NEVER,
+	SLEEP_ALWAYS, /* on the drain mutex and in flush_work() */
+	SLEEP_ON_RT,  /* on PREEMPT_RT, whose per-CPU local locks sleep */
+};
+
 struct hook_fn {
 	const char *name; /* the kernel function, the programs' target */
 	/* not required: refused, it only leaves its feature off (else the mode fails) */
@@ -29,6 +40,8 @@ struct hook_fn {
 	bool on_stacks;
 	/* a drain's entry: its caller is in it while the drain is in flight (verify.c) */
 	bool drain;
+	/* where its callers sleep inside it: its kretprobe then has room for them */
+	enum callers_sleep callers_sleep;
 	const char *fentry[2], *fexit[2]; /* full mode's programs, the twins second (or NULL) */
 	const char *kprobe, *kretprobe;	  /* kprobe mode's */
 	/* optional: the blind spot without it, "<lost> (<name> not hooked)<then>"; NULL if none */

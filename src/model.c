@@ -38,6 +38,7 @@ static const struct {
     [CNT_SKIPPED] = {"skipped", true},
     [CNT_PHANTOMS_ENDED] = {"phantoms_ended", true},
     [CNT_PARTIAL_WAITS] = {"partial_waits", false},
+    [CNT_KRETPROBE_MISSED] = {"kretprobe_missed", true},
 };
 
 const char *model__counter_name(enum drainstat_counter c)

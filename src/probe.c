@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <linux/capability.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -242,6 +243,14 @@ int probe__fentry(int btf_id)
 		close(link_fd);
 	close(prog_fd);
 	return err;
+}
+
+/* "#1 SMP PREEMPT_RT Debian 6.12...": init/version-timestamp.c's UTS_VERSION. */
+bool probe__preempt_rt(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && strstr(u.version, " PREEMPT_RT ");
 }
 
 /* Whether kprobes exist at all: the kprobe PMU, or the legacy tracefs interface. */

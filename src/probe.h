@@ -38,6 +38,8 @@ void probe__btf_facts(struct btf_facts *f);
 void probe__btf_facts_of_file(const char *path, struct btf_facts *f);
 /* 0 if an fentry program attaches to BTF id btf_id, else -errno: cheap, before the real load. */
 int probe__fentry(int btf_id);
+/* Whether the kernel is built PREEMPT_RT (its version string says so). */
+bool probe__preempt_rt(void);
 /* 0 if the kernel has kprobes (PMU or tracefs kprobe_events), else -ENOENT. */
 int probe__kprobes(const char *tracefs);
 

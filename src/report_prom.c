@@ -368,7 +368,7 @@ void report_prom__print(FILE *f, const struct model *m, const struct prom_opts *
 	put_in_flight(f, m);
 	put_counters(f, m, true, "lost_events_total",
 		     "Events drainstat could not measure, by reason (a full map, a lost stack, a "
-		     "skipped run).");
+		     "skipped run, a missed kretprobe).");
 	put_counters(f, m, false, "inexact_events_total",
 		     "Events measured only in part, or saved another way (twin_skips), by reason.");
 }

@@ -17,6 +17,7 @@
 
 #include "cpulist.h"
 #include "escape.h"
+#include "kretprobe.h"
 #include "output.h"
 #include "session.h"
 #include "session_int.h"
@@ -34,8 +35,12 @@ static void on_signal(int sig)
 		report_requested = 1;
 		return;
 	}
-	/* a second Ctrl-C really kills: the kernel drops fd-based links with us */
+	/*
+	 * a second Ctrl-C really kills: the kernel drops fd-based links with us,
+	 * not the kretprobe events made in tracefs
+	 */
 	if (stop_signal && sig == SIGINT) {
+		kretprobes__abandon();
 		signal(SIGINT, SIG_DFL);
 		raise(SIGINT);
 	}

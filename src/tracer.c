@@ -15,6 +15,7 @@
 
 #include "drainstat.h" /* before the skeleton: its .bss holds a struct of ours */
 #include "drainstat.skel.h"
+#include "kretprobe.h"
 #include "probe.h"
 #include "site.h"
 #include "tracer.h"
@@ -45,14 +46,62 @@ int tracer__parse_mode(const char *s, enum drain_mode *mode)
 	return -EINVAL;
 }
 
+/*
+ * Where kprobe mode looks for tracefs's kprobe_events: where setup made sure
+ * it is mounted, else where debugfs mounts it.
+ */
+static void kretprobe_dirs(const struct tracer *t, const char *dirs[3])
+{
+	dirs[0] = t->opts.tracefs;
+	dirs[1] = "/sys/kernel/debug/tracing";
+	dirs[2] = NULL;
+}
+
+/*
+ * A kretprobe through tracefs, with room for a pile-up where the callers
+ * sleep; the first one that tracefs will not make sends this attach and
+ * every kretprobe after it to the kprobe PMU (the kernel's maxactive).
+ */
+static struct bpf_link *attach_kretprobe(struct tracer *t, const struct hook *h)
+{
+	struct tracer_features *f = &t->features;
+	struct bpf_link *link;
+	const char *dirs[3];
+	bool room;
+
+	if (!t->kret_tried) {
+		t->kret_tried = true;
+		kretprobe_dirs(t, dirs);
+		f->kret_err = kretprobes__open(dirs, &t->kret);
+		if (t->kret)
+			snprintf(f->kret_dir, sizeof(f->kret_dir), "%s", kretprobes__dir(t->kret));
+		f->kret_maxactive = kretprobes__maxactive(t->nr_cpus);
+		f->kret_rt = t->preempt_rt;
+	}
+	if (t->kret) {
+		room = h->callers_sleep == SLEEP_ALWAYS ||
+		       (h->callers_sleep == SLEEP_ON_RT && t->preempt_rt);
+		link = kretprobes__attach(t->kret, h->prog, h->kfunc, room ? f->kret_maxactive : 0);
+		f->kret_tracefs = link || kretprobes__count(t->kret);
+		if (f->kret_tracefs)
+			return link;
+		f->kret_err = -errno;
+		kretprobes__free(t->kret);
+		t->kret = NULL;
+	}
+	return bpf_program__attach_kprobe(h->prog, true, h->kfunc);
+}
+
 /* h attached: its link in t->links[*at], else *at -1 and -errno. */
 static int attach_hook(struct tracer *t, const struct hook *h, int *at)
 {
 	struct bpf_link *link;
 
 	*at = -1;
-	if (bpf_program__type(h->prog) == BPF_PROG_TYPE_KPROBE)
-		link = bpf_program__attach_kprobe(h->prog, h->retprobe, h->kfunc);
+	if (bpf_program__type(h->prog) == BPF_PROG_TYPE_KPROBE && h->retprobe)
+		link = attach_kretprobe(t, h);
+	else if (bpf_program__type(h->prog) == BPF_PROG_TYPE_KPROBE)
+		link = bpf_program__attach_kprobe(h->prog, false, h->kfunc);
 	else
 		link = bpf_program__attach(h->prog);
 	if (!link)
@@ -167,6 +216,10 @@ static void unload(struct tracer *t)
 	t->check_link = NULL;
 	while (t->nr_links > 0)
 		bpf_link__destroy(t->links[--t->nr_links]);
+	/* the events once no link holds them */
+	kretprobes__free(t->kret);
+	t->kret = NULL;
+	t->kret_tried = false;
 	if (t->works_area)
 		munmap((void *)t->works_area, t->works_area_size);
 	if (t->cpus_area)
@@ -291,6 +344,7 @@ int tracer__new(const struct tracer_opts *opts, struct tracer **out)
 		return err;
 	}
 	t->opts = *opts;
+	t->preempt_rt = probe__preempt_rt();
 	*out = t;
 	return 0;
 }
@@ -371,16 +425,20 @@ int tracer__load(struct tracer *t, unsigned int *fds_needed)
 
 int tracer__attach(struct tracer *t)
 {
+	__u64 missed;
 	int err;
 
 	/* no program runs before it is attached: none sees the address unset */
 	t->skel->data_symbols->drain_work_fn = t->syms.drain_work_fn;
 	t->skel->data_symbols->kretprobe_trampoline = t->syms.kretprobe_trampoline;
 	t->skel->data_symbols->rethook_trampoline = t->syms.rethook_trampoline;
+
 	err = attach(t, &t->plan);
 	/* without it the drains in flight are shown unverified: said by -v and the features */
 	if (!err && !t->check_load_err)
 		t->features.check_err = tracer_attach_check(t);
+	if (!err && t->features.mode == MODE_KPROBE)
+		t->features.kret_missed_known = !tracer_kretprobe_missed(t, &missed);
 	if (!err)
 		err = map_per_cpu_arrays(t);
 	if (err)

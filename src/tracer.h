@@ -85,6 +85,17 @@ struct tracer_features {
 	bool inner;  /* the drain's inner function, where it has a symbol (6.18) */
 	/* -errno if the check of the drains in flight (a task iterator) was refused, else 0 */
 	int check_err;
+	/*
+	 * kprobe mode's kretprobes: made through tracefs kprobe_events at
+	 * kret_dir, with kret_maxactive instances on the functions callers sleep
+	 * in; else the kprobe PMU's (the kernel's maxactive), kret_err why
+	 */
+	bool kret_tracefs;
+	bool kret_rt; /* PREEMPT_RT: the local drains' kretprobes get as many (hooks.h) */
+	unsigned int kret_maxactive;
+	int kret_err;
+	char kret_dir[64];
+	bool kret_missed_known; /* the kernel tells their misses (CNT_KRETPROBE_MISSED) */
 };
 
 enum tracer_step {

@@ -10,9 +10,11 @@
 
 #include <bpf/libbpf.h>
 #include "drainstat.h"
+#include "hooks.h"
 #include "tracer.h"
 
 struct drainstat_bpf;
+struct kretprobes;
 
 #define MAX_LINKS 24
 
@@ -27,8 +29,9 @@ struct hook {
 	struct bpf_program *prog;
 	const char *kfunc; /* a drain hook's function: a kprobe's, an fentry's target; else NULL */
 	bool retprobe;
-	bool *seen; /* optional hook: set when attached; NULL: required */
-	int *why;   /* optional hook: -errno of its attach when it failed */
+	bool *seen;			  /* optional hook: set when attached; NULL: required */
+	int *why;			  /* optional hook: -errno of its attach when it failed */
+	enum callers_sleep callers_sleep; /* a kretprobe's function: where callers sleep in it */
 };
 
 struct plan {
@@ -64,6 +67,11 @@ struct tracer {
 	struct bpf_link *check_link;  /* drainstat_check_callers, NULL if the kernel refused it */
 	struct caller_check *checks;  /* its records as last read, by tid */
 	size_t nr_checks, checks_cap; /* at most one a drain the drains map holds */
+	/* kprobe mode: the kretprobes made through tracefs, NULL on the PMU's */
+	struct kretprobes *kret;
+	bool kret_tried;	/* tracefs tried for this attach */
+	bool preempt_rt;	/* the kernel is PREEMPT_RT: SLEEP_ON_RT's callers sleep */
+	__u64 kretprobe_missed; /* CNT_KRETPROBE_MISSED as last read: it never goes back */
 };
 
 /* What mode attaches, its optional hooks' outcomes going into f; everything else stays unloaded. */
@@ -77,6 +85,8 @@ int tracer_configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 void tracer_count_needs(const struct drainstat_bpf *skel, const struct plan *plan, int nr_cpus,
 			struct tracer_needs *needs);
 
+/* kprobe mode: the kernel's count of our kretprobes' misses: 0, or -EOPNOTSUPP, -errno. */
+int tracer_kretprobe_missed(const struct tracer *t, __u64 *missed);
 /* The stack id in map (stacks or ustacks) into ips; *nr 0 if it has none. */
 int tracer_read_ips(const struct bpf_map *map, __s32 id, __u64 *ips, int *nr);
 /* The check of the callers (tracer_check.c): its iterator attached, 0 or -errno. */

@@ -19,7 +19,7 @@
 static void add(struct plan *p, struct bpf_program *prog, const char *kfunc, bool retprobe,
 		bool *seen)
 {
-	p->hooks[p->nr++] = (struct hook){prog, kfunc, retprobe, seen, NULL};
+	p->hooks[p->nr++] = (struct hook){prog, kfunc, retprobe, seen, NULL, SLEEP_NEVER};
 }
 
 /* An optional hook whose failure is explained: why gets its -errno. */
@@ -48,10 +48,13 @@ static void plan_row(struct plan *p, struct drainstat_bpf *s, const struct hook_
 	const char **progs = mode == MODE_FULL ? full : kprobe;
 	int i, n = mode == MODE_FULL ? 4 : 2;
 
-	for (i = 0; i < n; i++)
-		if (progs[i])
-			add(p, bpf_object__find_program_by_name(s->obj, progs[i]), h->name,
-			    mode == MODE_KPROBE && i == 0, hooks__feature(h, f));
+	for (i = 0; i < n; i++) {
+		if (!progs[i])
+			continue;
+		add(p, bpf_object__find_program_by_name(s->obj, progs[i]), h->name,
+		    mode == MODE_KPROBE && i == 0, hooks__feature(h, f));
+		p->hooks[p->nr - 1].callers_sleep = h->callers_sleep;
+	}
 }
 
 /*
@@ -220,11 +223,18 @@ void tracer_count_needs(const struct drainstat_bpf *skel, const struct plan *pla
 {
 	int i;
 
+	bool kretprobes = false;
+
 	needs->fds = 0;
 	needs->memory = LOAD_MEMORY;
 	count_object(skel->obj, nr_cpus, needs);
-	for (i = 0; i < plan->nr; i++)
+	for (i = 0; i < plan->nr; i++) {
 		needs->fds += link_fds(&plan->hooks[i]);
+		kretprobes = kretprobes || plan->hooks[i].retprobe;
+	}
+	/* tracefs kretprobes: the mount, kprobe_events, and a file read at a time */
+	if (kretprobes)
+		needs->fds += 3;
 	/* the check of the callers: its iterator's link, and an iterator while it reads */
 	needs->fds += 2;
 }

@@ -15,6 +15,7 @@
 
 #include "drainstat.h" /* before the skeleton: its .bss holds structs of ours */
 #include "drainstat.skel.h"
+#include "kretprobe.h"
 #include "site.h"
 #include "tracer.h"
 #include "tracer_int.h"
@@ -421,6 +422,42 @@ static int read_skipped(struct tracer *t, struct snapshot *snap)
 	return 0;
 }
 
+/*
+ * kprobe mode: the calls whose exit a kretprobe of ours missed, every instance
+ * taken (see kretprobe.c), as the kernel counts them: tracefs's kprobe_profile
+ * for the kretprobes made there, else each PMU kretprobe link's info (6.7
+ * and later): 0, or -EOPNOTSUPP where the kernel does not tell.
+ */
+int tracer_kretprobe_missed(const struct tracer *t, __u64 *missed)
+{
+	__u64 one;
+	int i, err;
+
+	*missed = 0;
+	if (t->kret)
+		return kretprobes__missed(t->kret, missed);
+	for (i = 0; i < t->nr_links; i++) {
+		err = kretprobes__link_missed(t->links[i], &one);
+		if (err == -ENOENT)
+			continue;
+		if (err)
+			return err;
+		*missed += one;
+	}
+	return 0;
+}
+
+/* The count never goes back: a read that fails keeps the last. */
+static void read_kretprobe_missed(struct tracer *t, struct snapshot *snap)
+{
+	__u64 missed;
+
+	if (t->features.kret_missed_known && !tracer_kretprobe_missed(t, &missed) &&
+	    missed > t->kretprobe_missed)
+		t->kretprobe_missed = missed;
+	snap->counters[CNT_KRETPROBE_MISSED] = t->kretprobe_missed;
+}
+
 int tracer__snapshot(struct tracer *t, struct snapshot *snap)
 {
 	int err;
@@ -436,8 +473,10 @@ int tracer__snapshot(struct tracer *t, struct snapshot *snap)
 		err = read_counters(t, snap);
 	if (!err)
 		err = read_skipped(t, snap);
-	if (!err)
+	if (!err) {
+		read_kretprobe_missed(t, snap);
 		err = read_in_flight(t, snap, 0);
+	}
 	if (err)
 		snapshot__free(snap);
 	return err;

@@ -26,6 +26,10 @@
  * began, and not before the dropper holds the drain mutex: it escalates too and
  * blocks on the mutex behind the held drain.
  *
+ * With -n N, N more waiters do the same at the same moment: a pile-up of
+ * N + 1 callers on the mutex behind the held drain (kprobe mode's kretprobes
+ * must have room for them all).
+ *
  * With -X the spinner is a process of its own, forked before setup ends, so that
  * a test can move it to another cgroup (a unit, a pod) than the dropper's: the
  * drain in flight then names the caller's cgroup and the spinner's apart.
@@ -62,6 +66,9 @@
 #define NSEC_PER_MS 1000000L
 
 enum { SPINNER, DROPPER, WAITER, NR_ROLES };
+/* -n: the waiters beyond the first, WAITER + 1 on in the threads' arrays */
+#define MAX_EXTRA_WAITERS 200
+#define MAX_THREADS	  (NR_ROLES + MAX_EXTRA_WAITERS)
 
 struct options {
 	long cpu_a;
@@ -73,10 +80,11 @@ struct options {
 	long prio;
 	long spin_ms;
 	long wait_delay_ms;
-	bool second_file;  /* -m: FILE.2 and the waiter */
-	bool wait_usr1;	   /* -W: wait for SIGUSR1 after setup */
-	bool hold;	   /* -H: after the facts, stay until SIGINT/SIGTERM */
-	bool spin_process; /* -X: the spinner a process of its own */
+	long extra_waiters; /* -n */
+	bool second_file;   /* -m: FILE.2 and the waiter */
+	bool wait_usr1;	    /* -W: wait for SIGUSR1 after setup */
+	bool hold;	    /* -H: after the facts, stay until SIGINT/SIGTERM */
+	bool spin_process;  /* -X: the spinner a process of its own */
 	bool verbose;
 	const char *path;
 };
@@ -96,12 +104,13 @@ struct run {
 	sem_t spinning; /* spinner -> dropper: CPU A is held */
 	sem_t dropping; /* dropper -> waiter: drop_start is set */
 	struct timespec drop_start;
-	pid_t tid[NR_ROLES];
-	pid_t spin_pid;		 /* the spinner's process: ours, or with -X its own */
-	long wait_ms[NR_ROLES];	 /* spinner: the spin; others: their DONTNEED call */
-	long waiter_delay_ms;	 /* the waiter's call began this long after the dropper's */
-	bool waiter_after_flush; /* ... once the dropper was seen in flush_work() */
-	atomic_bool dropped;	 /* the dropper's call returned */
+	pid_t tid[MAX_THREADS];
+	pid_t spin_pid;		    /* the spinner's process: ours, or with -X its own */
+	long wait_ms[MAX_THREADS];  /* spinner: the spin; others: their DONTNEED call */
+	atomic_int waiters_started; /* a waiter's slot: WAITER + its order */
+	long waiter_delay_ms;	    /* the waiter's call began this long after the dropper's */
+	bool waiter_after_flush;    /* ... once the dropper was seen in flush_work() */
+	atomic_bool dropped;	    /* the dropper's call returned */
 	atomic_bool abandon;
 	atomic_int err; /* first errno of any thread */
 	const char *failed_op;
@@ -112,7 +121,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: stuckdrain [-hmvWX] [-a CPU_A] [-b CPU_B] [-c COMM] [-S SPIN_COMM]\n"
 		"                  [-w WAIT_COMM] [-p PAGES] [-P PRIO] [-t SPIN_MS]\n"
-		"                  [-d WAIT_DELAY_MS] FILE\n"
+		"                  [-d WAIT_DELAY_MS] [-n WAITERS] FILE\n"
 		"  -a CPU_A          CPU of the spinner, the CPU drained (default 1)\n"
 		"  -b CPU_B          CPU of the dropper and the waiter (default 0)\n"
 		"  -c COMM           comm of the dropper and of the main thread after setup\n"
@@ -126,6 +135,8 @@ static void usage(FILE *f)
 		"  -m                also a second file FILE.2 and a waiter thread dropping it\n"
 		"  -d WAIT_DELAY_MS  the waiter's call starts WAIT_DELAY_MS after the dropper's\n"
 		"                    (default 200), once the dropper waits in flush_work()\n"
+		"  -n WAITERS        WAITERS more waiters (0 to 200, with -m), each dropping\n"
+		"                    FILE.2 with the first: a pile-up on the drain mutex\n"
 		"  -W                after setup, wait for SIGUSR1 before the spinner starts\n"
 		"  -H                after the facts, print \"held\" on stderr and stay until\n"
 		"                    SIGINT or SIGTERM: a tracer of its PID goes on\n"
@@ -139,7 +150,8 @@ static void usage(FILE *f)
 		"Prints \"pid N\" first, at the end one \"name value\" a line: spinner_tid,\n"
 		"spinner_pid, spinner_cpu, spinner_spin_ms, dropper_tid, dropper_cpu,\n"
 		"dropper_wait_ms and, with -m, waiter_tid, waiter_delay_ms, waiter_wait_ms,\n"
-		"waiter_after_flush (1: the dropper was seen waiting for its works first).\n"
+		"waiter_after_flush (1: the dropper was seen waiting for its works first);\n"
+		"with -n, extra_waiters and waiters_wait_ms_max (of all the waiters).\n"
 		"SIGINT or SIGTERM end the -W wait (exit 0, nothing measured) or the spin\n"
 		"early.\n"
 		"Exit codes: 0 ok, 64 usage, 1 a failed operation (one line on stderr).\n");
@@ -166,6 +178,8 @@ static int parse_option(int opt, const char *arg, struct options *o)
 		return parse_number(opt, arg, 1, MAX_SPIN_MS, &o->spin_ms);
 	case 'd':
 		return parse_number(opt, arg, 0, MAX_SPIN_MS, &o->wait_delay_ms);
+	case 'n':
+		return parse_number(opt, arg, 0, MAX_EXTRA_WAITERS, &o->extra_waiters);
 	default:
 		return usage_error("unknown option or missing argument: -%c", optopt);
 	}
@@ -211,7 +225,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			      .spin_ms = 2000,
 			      .wait_delay_ms = 200};
 	opterr = 0;
-	while ((opt = getopt(argc, argv, "a:b:c:S:w:p:P:t:d:mWHXvh")) != -1) {
+	while ((opt = getopt(argc, argv, "a:b:c:S:w:p:P:t:d:n:mWHXvh")) != -1) {
 		err = parse_flag(opt, o);
 		if (err == -ENOENT)
 			err = parse_option(opt, optarg, o);
@@ -221,6 +235,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	if (optind != argc - 1)
 		return usage_error("expected exactly one FILE");
 	o->path = argv[optind];
+	if (o->extra_waiters && !o->second_file)
+		return usage_error("-n needs -m: the waiters drop FILE.2");
 	/* With -m the pages of both files share CPU A's batch. */
 	if (o->second_file && o->pages * 2 > MAX_PAGES)
 		return usage_error("-p %ld is too many with -m (at most %d)", o->pages,
@@ -291,6 +307,15 @@ static int warm_up(struct run *r)
 	return err;
 }
 
+/* dropping posted once for each waiter */
+static void let_waiters_go(struct run *r)
+{
+	int i;
+
+	for (i = WAITER; i < r->nr_threads; i++)
+		sem_post(&r->dropping);
+}
+
 /* Record the first failure; let every waiting thread go, to find abandon set. */
 static void fail(struct run *r, int errnum, const char *op)
 {
@@ -300,7 +325,7 @@ static void fail(struct run *r, int errnum, const char *op)
 		r->failed_op = op;
 	atomic_store(&r->abandon, true);
 	sem_post(&r->spinning);
-	sem_post(&r->dropping);
+	let_waiters_go(r);
 }
 
 /* Report the tid, then wait for the end of setup; false: give up. */
@@ -396,7 +421,7 @@ static void *dropper_main(void *arg)
 	if (wait_turn(&r->spinning) || atomic_load(&r->abandon))
 		return NULL;
 	clock_gettime(CLOCK_MONOTONIC, &r->drop_start);
-	sem_post(&r->dropping);
+	let_waiters_go(r);
 	err = timed_dontneed(r->fd, &r->drop_start, &r->wait_ms[DROPPER]);
 	atomic_store(&r->dropped, true);
 	if (err)
@@ -461,13 +486,15 @@ static void sleep_past_drop_start(const struct run *r)
 		;
 }
 
+/* The first waiter (role WAITER) and the -n ones after it: the same, its facts printed. */
 static void *waiter_main(void *arg)
 {
 	struct timespec start;
 	struct run *r = arg;
-	int err;
+	int role = WAITER + atomic_fetch_add(&r->waiters_started, 1), err;
+	bool after_flush;
 
-	if (!await_go(r, WAITER))
+	if (!await_go(r, role))
 		return NULL;
 	err = take_comm(r->opts->wait_comm);
 	if (err) {
@@ -476,11 +503,14 @@ static void *waiter_main(void *arg)
 	}
 	if (wait_turn(&r->dropping) || atomic_load(&r->abandon))
 		return NULL;
-	r->waiter_after_flush = await_dropper_flushing(r);
+	after_flush = await_dropper_flushing(r);
 	sleep_past_drop_start(r);
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	r->waiter_delay_ms = ms_between(&r->drop_start, &start);
-	err = timed_dontneed(r->fd2, &start, &r->wait_ms[WAITER]);
+	if (role == WAITER) {
+		r->waiter_after_flush = after_flush;
+		r->waiter_delay_ms = ms_between(&r->drop_start, &start);
+	}
+	err = timed_dontneed(r->fd2, &start, &r->wait_ms[role]);
 	if (err)
 		fail(r, err, "posix_fadvise DONTNEED of FILE.2");
 	return NULL;
@@ -515,16 +545,18 @@ static int start_threads(struct run *r, pthread_t *threads)
 {
 	static void *(*const role_main[NR_ROLES])(void *) = {spinner_main, dropper_main,
 							     waiter_main};
+	void *(*fn)(void *);
 	int err = 0, i;
 	long cpu;
 
 	r->spin_pid = getpid();
 	for (i = 0; i < r->nr_threads; i++) {
 		cpu = i == SPINNER ? r->opts->cpu_a : r->opts->cpu_b;
+		fn = i < NR_ROLES ? role_main[i] : waiter_main;
 		if (i == SPINNER && r->opts->spin_process)
 			err = start_spin_process(r);
 		else
-			err = start_pinned(&threads[i], cpu, role_main[i], r);
+			err = start_pinned(&threads[i], cpu, fn, r);
 		if (err)
 			break;
 		wait_turn(&r->ready);
@@ -566,7 +598,7 @@ static void print_tids(const struct run *r)
  */
 static int run_threads(struct run *r, const char **op)
 {
-	pthread_t threads[NR_ROLES];
+	pthread_t threads[MAX_THREADS];
 	int started, i;
 
 	*op = "sem_init";
@@ -643,6 +675,18 @@ static int set_up(struct run *r)
 	return 0;
 }
 
+/* The longest DONTNEED of every waiter. */
+static long waiters_wait_ms_max(const struct run *r)
+{
+	long max = 0;
+	int i;
+
+	for (i = WAITER; i < r->nr_threads; i++)
+		if (r->wait_ms[i] > max)
+			max = r->wait_ms[i];
+	return max;
+}
+
 /* A heuristic reading of the numbers, for people; tests compare them themselves. */
 static void describe(const struct run *r)
 {
@@ -663,6 +707,9 @@ static void describe(const struct run *r)
 		fprintf(stderr,
 			"stuckdrain: the waiter's DONTNEED began %ld ms later, took %ld ms\n",
 			r->waiter_delay_ms, r->wait_ms[WAITER]);
+	if (r->opts->extra_waiters)
+		fprintf(stderr, "stuckdrain: %ld more waiters, the longest DONTNEED %ld ms\n",
+			r->opts->extra_waiters, waiters_wait_ms_max(r));
 }
 
 static void print_facts(const struct run *r)
@@ -676,6 +723,9 @@ static void print_facts(const struct run *r)
 		       "%d\n",
 		       r->tid[WAITER], r->waiter_delay_ms, r->wait_ms[WAITER],
 		       r->waiter_after_flush);
+	if (r->opts->extra_waiters)
+		printf("extra_waiters %ld\nwaiters_wait_ms_max %ld\n", r->opts->extra_waiters,
+		       waiters_wait_ms_max(r));
 }
 
 int main(int argc, char **argv)
@@ -695,7 +745,7 @@ int main(int argc, char **argv)
 	*r = (struct run){.fd = -1, .fd2 = -1};
 	r->opts = &opts;
 	r->page_size = sysconf(_SC_PAGESIZE);
-	r->nr_threads = opts.second_file ? NR_ROLES : WAITER;
+	r->nr_threads = opts.second_file ? NR_ROLES + (int)opts.extra_waiters : WAITER;
 	/* first, flushed: a test may read it while the process runs */
 	printf("pid %d\n", getpid());
 	fflush(stdout);
