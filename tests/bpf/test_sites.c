@@ -232,7 +232,16 @@ static int open_programs(void)
 
 int main(void)
 {
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+	} tests[] = {
+	    {"test_locals_then_drains", test_locals_then_drains},
+	    {"test_drains_then_locals", test_drains_then_locals},
+	    {"test_refused_source", test_refused_source},
+	};
 	int failed = 0, err;
+	size_t i;
 	cpu_set_t cpu0;
 
 	CPU_ZERO(&cpu0);
@@ -242,27 +251,20 @@ int main(void)
 		return 1;
 	}
 	nr_cpus = libbpf_num_possible_cpus();
-	err = nr_cpus < 0 ? nr_cpus : open_programs();
-	if (err) {
-		printf("FAIL bpf: load the site-taking programs: %s\n", strerror(-err));
+	if (nr_cpus < 0) {
+		printf("FAIL bpf: the possible CPUs: %s\n", strerror(-nr_cpus));
 		return 1;
 	}
-	RUN(test_locals_then_drains);
-	site_shares_bpf__destroy(skel);
-	err = open_programs();
-	if (err) {
-		printf("FAIL bpf: load the site-taking programs again: %s\n", strerror(-err));
-		return 1;
+	/* each test on freshly loaded programs: empty sites, no share taken */
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		err = open_programs();
+		if (err) {
+			printf("FAIL bpf: load the site-taking programs for %s: %s\n",
+			       tests[i].name, strerror(-err));
+			return 1;
+		}
+		failed += check__run(tests[i].name, tests[i].fn);
+		site_shares_bpf__destroy(skel);
 	}
-	RUN(test_drains_then_locals);
-	site_shares_bpf__destroy(skel);
-	err = open_programs();
-	if (err) {
-		printf("FAIL bpf: load the site-taking programs a third time: %s\n",
-		       strerror(-err));
-		return 1;
-	}
-	RUN(test_refused_source);
-	site_shares_bpf__destroy(skel);
 	return failed ? 1 : 0;
 }
