@@ -104,7 +104,7 @@ static __always_inline void drain_count(struct drain_state *d, struct site_stats
 	__sync_fetch_and_add(&s->count[SITE_DRAINS], 1);
 	if (d->forced)
 		__sync_fetch_and_add(&s->count[SITE_FORCED_DRAINS], 1);
-	if (d->by_entry && d->works)
+	if (d->by_entry && (d->works || d->in_place || d->in_place_start_ns))
 		hist_add(&s->hist[SITE_LOCK_NS], d->lock_ns);
 }
 
@@ -174,16 +174,16 @@ static __always_inline void drain_join(struct drain_state *d)
 }
 
 /*
- * A work queued by a drain seen at entry: the first one ends the lock phase,
- * which begins at entry or, since 6.18, when the drain's own local drain
- * before the mutex returned; a drain not yet counted (-C) adds it when it is
- * (drain_count()).
+ * A work queued by a drain seen at entry, or a CPU it drains in place: the
+ * first one ends the lock phase, which begins at entry or, since 6.18, when
+ * the drain's own local drain before the mutex returned; a drain not yet
+ * counted (-C) adds it when it is (drain_count()).
  */
 static __always_inline void queue_in_call(struct drain_state *d, __u64 now)
 {
 	struct site_stats *s;
 
-	if (d->works)
+	if (d->works || d->in_place || d->in_place_start_ns)
 		return;
 	d->lock_ns = now - (d->own_ns ? d->own_start_ns + d->own_ns : d->start_ns);
 	if (!d->counted)
@@ -226,7 +226,8 @@ static __always_inline void drain_work_done(const struct work_state *ws, struct 
 
 	if (!d || d->start_ns != ws->drain_start_ns)
 		return;
-	slow_record(d, ws->caller_tid, cpu, cpu == ws->caller_cpu, dispatch, run);
+	slow_record(d, ws->caller_tid, cpu, cpu == ws->caller_cpu ? SLOW_SELF : SLOW_REMOTE,
+		    dispatch, run);
 	/* a drain seen at entry gets its exact wait at exit */
 	if (__sync_fetch_and_add(&d->pending, -1) != 1 || d->by_entry)
 		return;
@@ -353,7 +354,7 @@ static __always_inline void drain_exit(void *ctx, __u8 level, bool twin)
 	hist_add(&s->hist[SITE_WAIT_NS], wait);
 	if (d->own_ns)
 		hist_add(&s->hist[SITE_OWN_NS], d->own_ns);
-	if (!d->works)
+	if (!d->works && !d->in_place)
 		__sync_fetch_and_add(
 		    &s->count[d->own_batched ? SITE_OWN_ONLY_DRAINS : SITE_EMPTY_DRAINS], 1);
 }

@@ -18,6 +18,7 @@
 #include "drainstat.h"
 #include "fadvise.bpf.h"
 #include "local.bpf.h"
+#include "own.bpf.h"
 #include "works.bpf.h"
 #include "inflight.bpf.h"
 
@@ -123,9 +124,9 @@ int BPF_PROG(drainstat_fexit_local)
 
 /* lru_add_drain_cpu(int cpu) */
 SEC("fentry")
-int BPF_PROG(drainstat_fentry_own)
+int BPF_PROG(drainstat_fentry_own, int cpu)
 {
-	own_enter();
+	own_enter(cpu);
 	return 0;
 }
 
@@ -190,9 +191,9 @@ int BPF_KRETPROBE(drainstat_kretprobe_local)
 }
 
 SEC("kprobe")
-int BPF_KPROBE(drainstat_kprobe_own)
+int BPF_KPROBE(drainstat_kprobe_own, int cpu)
 {
-	own_enter();
+	own_enter(cpu);
 	return 0;
 }
 

@@ -147,6 +147,13 @@ enum site_count {
 	SITE_SELF_WORKS,
 	SITE_REMOTE_WORKS,
 	SITE_IPIS, /* IPIs that woke the CPU of one of its works not yet started */
+	/*
+	 * other CPUs whose batches the caller drained itself, on its own CPU,
+	 * with no work: the Per-CPU Work helpers (was QPW; CONFIG_PWLOCKS),
+	 * known by what they do, lru_add_drain_cpu() of another CPU inside a
+	 * drain (entry visible, own local drain hooked)
+	 */
+	SITE_IN_PLACE,
 	SITE_COUNTS,
 };
 
@@ -162,6 +169,8 @@ enum site_hist {
 	SITE_LOCAL_NS, /* lru_add_drain() calls of this site (entry visible only) */
 	/* 6.18+: the drain's own lru_add_drain(), before the mutex (entry visible only) */
 	SITE_OWN_NS,
+	/* each of SITE_IN_PLACE: the caller's lru_add_drain_cpu() of that CPU */
+	SITE_IN_PLACE_NS,
 	SITE_HISTS,
 };
 
@@ -234,9 +243,16 @@ struct fadvise_stats {
 /* The slow-drain log (-T): one event per drain over the threshold, by ring buffer. */
 #define SLOW_MAX_TARGETS 16
 
+/* How a CPU of a slow drain was drained: slow_target.how */
+enum slow_how {
+	SLOW_REMOTE,   /* a work, queued from another CPU */
+	SLOW_SELF,     /* a work on the CPU the caller queued it from (its entry's may differ) */
+	SLOW_IN_PLACE, /* by the caller itself, no work: dispatch 0, run its length */
+};
+
 struct slow_target {
 	__u32 cpu;
-	__u32 self; /* on the CPU the caller queued it from (its entry's may differ) */
+	__u32 how; /* enum slow_how */
 	__u64 dispatch_ns;
 	__u64 run_ns;
 };
@@ -252,7 +268,9 @@ struct slow_drain_event {
 	__s32 ustack_id;     /* in the ustacks map */
 	__u64 kstack_ret_ip; /* site_key.ret_ip: the caller the kernel stack lacks, or 0 */
 	__u64 cgroup_id;     /* the caller's cgroup v2 id, whatever --by keys */
-	__u32 nr_targets;    /* works of the drain; the first SLOW_MAX_TARGETS are listed */
+	/* works and CPUs drained in place; the first SLOW_MAX_TARGETS are listed */
+	__u32 nr_targets;
+	__u32 nr_in_place; /* of nr_targets: drained in place */
 	char comm[DRAINSTAT_COMM_LEN];
 	struct slow_target targets[SLOW_MAX_TARGETS];
 };
@@ -340,7 +358,11 @@ struct drain_state {
 	__u32 own_batched;
 	__u64 own_start_ns; /* its own local drain's entry, 0 if none */
 	__u64 own_ns;	    /* and its length, 0 until it returned */
-	__u64 lock_ns;	    /* the wait for the mutex, up to its first queue */
+	__u64 lock_ns;	    /* the wait for the mutex, up to its first queue or in-place drain */
+	/* CPUs it drained in place (SITE_IN_PLACE); the one it drains now, since when (0: none) */
+	__u32 in_place;
+	__u32 in_place_cpu;
+	__u64 in_place_start_ns;
 	/*
 	 * Full mode: the trampoline frame of the entry or exit that the first
 	 * of its two programs handled, until the second sees it (see

@@ -153,7 +153,7 @@ struct site_named {
 /* The targets of the drain a task has open, for the slow-drain log. */
 struct slow_targets {
 	__u32 nr;
-	__u32 pad;
+	__u32 in_place; /* of nr: CPUs drained in place */
 	struct slow_target t[SLOW_MAX_TARGETS];
 };
 

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Local drains: lru_add_drain() calls outside a drain, timed per site; and a
- * drain's own local drain (lru_add_drain_cpu() before its first work, 6.18+),
- * timed apart from its lock phase.
+ * Local drains: lru_add_drain() calls outside a drain, timed per site; and
+ * what a CPU has batched, which a drain's own local drain reads (own.bpf.h).
  */
 #ifndef LOCAL_BPF_H
 #define LOCAL_BPF_H
@@ -45,34 +44,6 @@ static __always_inline __u32 own_cpu_batched(void)
 	if (bpf_core_field_exists(fb->lru_move_tail))
 		n += BPF_CORE_READ(fb, lru_move_tail.nr);
 	return n;
-}
-
-/*
- * lru_add_drain_cpu() by a task inside a drain, before its first work: the
- * drain's own local drain (since 6.18 __lru_add_drain_all() drains the
- * caller's CPU first, before the mutex, lru_add_drain() inlined there as in
- * Debian's 7.3): timed apart from the lock, and whether it found something to
- * drain, which makes a drain that queues no work not empty. Outside a drain it
- * is a local drain's, or a work's, and nothing here.
- */
-static __always_inline void own_enter(void)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
-
-	if (!d || !d->in_call || d->works || d->own_start_ns)
-		return;
-	d->own_batched = own_cpu_batched() != 0;
-	d->own_start_ns = bpf_ktime_get_ns();
-}
-
-static __always_inline void own_exit(void)
-{
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
-
-	if (d && d->in_call && d->own_start_ns && !d->own_ns)
-		d->own_ns = bpf_ktime_get_ns() - d->own_start_ns;
 }
 
 /*

@@ -20,10 +20,11 @@ static __always_inline void slow_open(void *ctx, struct drain_state *d, __u32 ti
 }
 
 /*
- * A work of the drain ended on target CPU cpu; self: queued from that CPU.
- * Under -C only works to the chosen CPUs are listed, and make a drain slow.
+ * A work of the drain ended on target CPU cpu, or the caller drained cpu in
+ * place; how: enum slow_how. Under -C only the chosen CPUs are listed, and
+ * make a drain slow.
  */
-static __always_inline void slow_record(struct drain_state *d, __u32 tid, __u32 cpu, bool self,
+static __always_inline void slow_record(struct drain_state *d, __u32 tid, __u32 cpu, __u32 how,
 					__u64 dispatch, __u64 run)
 {
 	struct slow_targets *t;
@@ -36,11 +37,13 @@ static __always_inline void slow_record(struct drain_state *d, __u32 tid, __u32 
 	t = bpf_map_lookup_elem(&slow_targets, &tid);
 	if (!t)
 		return;
+	if (how == SLOW_IN_PLACE)
+		__sync_fetch_and_add(&t->in_place, 1);
 	i = __sync_fetch_and_add(&t->nr, 1);
 	if (i >= SLOW_MAX_TARGETS)
 		return;
 	t->t[i].cpu = cpu;
-	t->t[i].self = self;
+	t->t[i].how = how;
 	t->t[i].dispatch_ns = dispatch;
 	t->t[i].run_ns = run;
 }
@@ -68,6 +71,7 @@ static __always_inline void slow_emit(const struct drain_state *d, __u32 tid, __
 	e->cgroup_id = d->site.cgroup_id;
 	__builtin_memcpy(e->comm, d->site.comm, sizeof(e->comm));
 	e->nr_targets = t ? t->nr : 0;
+	e->nr_in_place = t ? t->in_place : 0;
 	for (i = 0; i < SLOW_MAX_TARGETS; i++) {
 		if (t)
 			e->targets[i] = t->t[i];

@@ -141,12 +141,14 @@ static void note_kretprobes(struct session *s, const struct tracer_features *f)
 void describe__run(struct session *s)
 {
 	const struct tracer_features *f = tracer__features(s->tracer);
+	/* a drain's other CPUs drained in place are seen: its works are not hidden */
+	bool in_place = f->mode != MODE_TRACEPOINT && f->own;
 
 	uname(&s->uts);
 	if (!f->fadvise)
 		describe_fadvise_cause(f->fadvise_err, s->fadvise_cause, sizeof(s->fadvise_cause));
-	describe__blind_spots(f, s->opts->ipis, s->btf.qpw, s->fadvise_cause, s->blind_spots,
-			      sizeof(s->blind_spots));
+	describe__blind_spots(f, s->opts->ipis, s->btf.qpw && !in_place, s->fadvise_cause,
+			      s->blind_spots, sizeof(s->blind_spots));
 	s->info = (struct model_info){
 	    .mode = tracer__mode_name(f->mode),
 	    .kernel = s->uts.release,
@@ -154,6 +156,8 @@ void describe__run(struct session *s)
 	    .wait_is_lower_bound = f->mode == MODE_TRACEPOINT,
 	    .entry_visible = f->mode != MODE_TRACEPOINT,
 	    .qpw = s->btf.qpw,
+	    .works_unseen = s->btf.qpw && !in_place,
+	    .has_in_place = in_place,
 	    .has_fadvise = f->fadvise,
 	    .fadvise_unseen = f->fadvise ? NULL : s->fadvise_cause,
 	    .has_ipi = f->ipi,
@@ -174,5 +178,5 @@ void describe__run(struct session *s)
 	     s->info.mode, s->info.entry_visible ? "hooked" : "not hooked",
 	     f->local ? "hooked" : "not hooked", f->ipi ? "counted" : "not counted",
 	     f->fadvise ? "traced" : "not traced",
-	     s->info.qpw ? "not shown (Queue PerCPU Work)" : "shown");
+	     s->info.works_unseen ? "not shown (Queue PerCPU Work)" : "shown");
 }

@@ -28,6 +28,10 @@ const struct metric_desc metric__site_count[SITE_COUNTS] = {
     [SITE_REMOTE_WORKS] = {"remote_works", NULL, PROM_COUNTER, NULL, SEEN_WORKS, .text = NULL},
     [SITE_IPIS] = {"ipis", "ipis_total", PROM_COUNTER, "IPIs sent to wake the CPUs that got works.",
 		   SEEN_IPI | SEEN_WORKS, .text = "IPIS", .text_width = 5},
+    [SITE_IN_PLACE] = {"in_place", "in_place_total", PROM_COUNTER,
+		       "Other CPUs a drain's caller drained itself, in place, with no work "
+		       "(the Per-CPU Work helpers).",
+		       SEEN_IN_PLACE, .text = "INPLACE", .text_width = 7},
 };
 
 const struct metric_desc metric__site_hist[SITE_HISTS] = {
@@ -51,6 +55,9 @@ const struct metric_desc metric__site_hist[SITE_HISTS] = {
 		     "A drain's own local drain of the caller's CPU, before the mutex (Linux "
 		     "6.18 and later).",
 		     SEEN_ENTRY | SEEN_LOCAL, .text = "--- OWN ---"},
+    [SITE_IN_PLACE_NS] = {"in_place_ns", "in_place_seconds", PROM_HISTOGRAM,
+			  "The caller's drain of another CPU in place, each CPU apart.",
+			  SEEN_IN_PLACE, .text = "- IN PLACE -"},
 };
 
 /* The text report's CPU table has columns of its own (.text NULL). */
@@ -73,5 +80,7 @@ bool metric__seen(const struct metric_desc *d, const struct model_info *info)
 {
 	return (!(d->seen & SEEN_ENTRY) || info->entry_visible) &&
 	       (!(d->seen & SEEN_LOCAL) || info->has_local) &&
-	       (!(d->seen & SEEN_IPI) || info->has_ipi) && (!(d->seen & SEEN_WORKS) || !info->qpw);
+	       (!(d->seen & SEEN_IPI) || info->has_ipi) &&
+	       (!(d->seen & SEEN_WORKS) || !info->works_unseen) &&
+	       (!(d->seen & SEEN_IN_PLACE) || info->in_place_seen);
 }

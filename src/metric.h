@@ -17,10 +17,11 @@ struct model_info;
 /* What a mode must see for a metric to be measured (model_info's flags): all the bits set. */
 enum metric_seen {
 	SEEN_ALWAYS = 0,
-	SEEN_ENTRY = 1 << 0, /* the drain's entry: full and kprobe modes */
-	SEEN_LOCAL = 1 << 1, /* lru_add_drain() calls */
-	SEEN_IPI = 1 << 2,   /* the IPIs sent to wake a CPU */
-	SEEN_WORKS = 1 << 3, /* every work of a drain queued: not so with Queue PerCPU Work */
+	SEEN_ENTRY = 1 << 0,	/* the drain's entry: full and kprobe modes */
+	SEEN_LOCAL = 1 << 1,	/* lru_add_drain() calls */
+	SEEN_IPI = 1 << 2,	/* the IPIs sent to wake a CPU */
+	SEEN_WORKS = 1 << 3,	/* every work of a drain queued: not so with Queue PerCPU Work */
+	SEEN_IN_PLACE = 1 << 4, /* other CPUs drained in place, by the caller: seen in the report */
 };
 
 /* How the export shows a metric. */

@@ -420,6 +420,7 @@ int model__build(const struct snapshot *cur, const struct snapshot *prev, __u64 
 	out->wall_ns = cur->wall_ns;
 	out->span_ns = cur->taken_ns - (prev ? prev->taken_ns : start_ns);
 	err = build_sites(out, cur, prev, ks);
+	out->info.in_place_seen = info->has_in_place && out->total[SITE_IN_PLACE];
 	if (!err)
 		err = build_cpus(out, cur, prev);
 	if (!err)

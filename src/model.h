@@ -90,6 +90,7 @@ enum drain_phase {
 	PHASE_RETURNING, /* every work ended, the caller not returned yet */
 	/* entered, no work queued: with Queue PerCPU Work, the mutex or its works run in place */
 	PHASE_NO_WORK,
+	PHASE_IN_PLACE, /* draining other CPUs in place itself (the Per-CPU Work helpers) */
 };
 
 /* A drain in flight when the report was made. */
@@ -108,6 +109,8 @@ struct model_drain {
 	enum drain_phase phase;
 	__u32 works;		      /* queued so far */
 	__u32 pending_works;	      /* of works: not started */
+	__u32 in_place;		      /* other CPUs drained in place so far */
+	int in_place_cpu;	      /* the CPU it drains in place now, -1 if none */
 	struct model_work *in_flight; /* pending first, in the model's arena */
 	int nr_in_flight;
 };
@@ -118,12 +121,16 @@ struct model_info {
 	const char *blind_spots; /* what this mode cannot see */
 	bool wait_is_lower_bound;
 	bool entry_visible; /* full and kprobe modes: exact wait, lock, empty drains */
+	bool qpw;	    /* the kernel's BTF has Queue PerCPU Work's struct qpw_struct */
 	/*
-	 * The kernel has Queue PerCPU Work: a drain may run its works on the
-	 * caller's CPU and queue none, so what is known of a drain's works is not
-	 * shown (src/metric.c, SEEN_WORKS)
+	 * qpw, and this run cannot see a drain drain other CPUs in place: what
+	 * is known of a drain's works is not shown (src/metric.c, SEEN_WORKS)
 	 */
-	bool qpw;
+	bool works_unseen;
+	/* the run sees other CPUs drained in place: entry and lru_add_drain_cpu() hooked */
+	bool has_in_place;
+	/* has_in_place, and the report holds such drains: their columns and families shown */
+	bool in_place_seen;
 	bool has_fadvise;
 	const char *fadvise_unseen; /* why the fadvise calls are not traced; NULL where they are */
 	bool has_ipi;
@@ -188,6 +195,9 @@ int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, struct
 		      struct cgroups *cg, const struct snap_clock *now,
 		      struct model_slow_drain *out);
 void model__slow_drain_free(struct model_slow_drain *sd);
+/* A slow drain's CPUs drained in place, and its works: the rest of its targets. */
+__u32 model__slow_in_place(const struct slow_drain_event *e);
+__u32 model__slow_works(const struct slow_drain_event *e);
 
 const char *model__counter_name(enum drainstat_counter c);
 /* "waiting for the drain mutex", "works pending", ... */

@@ -15,12 +15,13 @@ static const char *const phase_names[] = {
     [PHASE_RUNNING] = "works running",
     [PHASE_RETURNING] = "works done, returning",
     [PHASE_NO_WORK] = "no work queued (the drain mutex, or its works run in place)",
+    [PHASE_IN_PLACE] = "draining other CPUs in place",
 };
 
 static const char *const phase_keys[] = {
     [PHASE_MUTEX] = "waiting_for_mutex", [PHASE_PENDING] = "works_pending",
     [PHASE_RUNNING] = "works_running",	 [PHASE_RETURNING] = "returning",
-    [PHASE_NO_WORK] = "no_work_queued",
+    [PHASE_NO_WORK] = "no_work_queued",	 [PHASE_IN_PLACE] = "draining_in_place",
 };
 
 const char *model__phase_name(enum drain_phase p)
@@ -113,11 +114,13 @@ static int drain_works(struct model *m, struct model_drain *md, const struct sna
 }
 
 static enum drain_phase drain_phase(const struct model_drain *md, const struct drain_state *d,
-				    bool qpw)
+				    bool works_unseen)
 {
+	if (d->by_entry && !d->works && (d->in_place || d->in_place_start_ns))
+		return PHASE_IN_PLACE;
 	/* Queue PerCPU Work may run the works on the caller's CPU, queueing none */
 	if (d->by_entry && !d->works)
-		return qpw ? PHASE_NO_WORK : PHASE_MUTEX;
+		return works_unseen ? PHASE_NO_WORK : PHASE_MUTEX;
 	if (md->pending_works)
 		return PHASE_PENDING;
 	if (md->nr_in_flight)
@@ -145,11 +148,13 @@ static int model_drain(struct model *m, struct model_drain *md, const struct sna
 	md->age_ns = age(f->read_ns, sd->d.start_ns);
 	md->stuck = md->age_ns >= m->info.stuck_ns;
 	md->works = sd->d.works;
+	md->in_place = sd->d.in_place;
+	md->in_place_cpu = sd->d.in_place_start_ns ? (int)sd->d.in_place_cpu : -1;
 	err = model_symbolize(sd->ips, sd->nr_ips, ks, &m->arena, &md->stack, md->site,
 			      sizeof(md->site));
 	if (!err)
 		err = drain_works(m, md, sd, f);
-	md->phase = drain_phase(md, &sd->d, m->info.qpw);
+	md->phase = drain_phase(md, &sd->d, m->info.works_unseen);
 	return err;
 }
 

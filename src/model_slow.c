@@ -41,3 +41,13 @@ void model__slow_drain_free(struct model_slow_drain *sd)
 	arena__free(&sd->arena);
 	memset(sd, 0, sizeof(*sd));
 }
+
+__u32 model__slow_in_place(const struct slow_drain_event *e)
+{
+	return e->nr_in_place < e->nr_targets ? e->nr_in_place : e->nr_targets;
+}
+
+__u32 model__slow_works(const struct slow_drain_event *e)
+{
+	return e->nr_targets - model__slow_in_place(e);
+}

@@ -218,7 +218,7 @@ static void put_cpus(struct json *j, const struct model *m)
 	int i;
 
 	json_open(j, "cpus", '[');
-	for (i = 0; i < m->nr_cpus && !m->info.qpw; i++) {
+	for (i = 0; i < m->nr_cpus && !m->info.works_unseen; i++) {
 		const struct model_cpu *c = &m->cpus[i];
 
 		json_open(j, NULL, '{');
@@ -323,6 +323,11 @@ static void put_drain_in_flight(struct json *j, const char *key, const struct mo
 	json_cstr(j, "state", model__phase_key(md->phase));
 	json_u64(j, "works", md->works);
 	json_u64(j, "pending_works", md->pending_works);
+	json_u64(j, "in_place", md->in_place);
+	if (md->in_place_cpu >= 0)
+		json_u64(j, "in_place_cpu", (__u64)md->in_place_cpu);
+	else
+		json_cstr(j, "in_place_cpu", NULL);
 	put_frames(j, &md->stack);
 	json_open(j, "works_in_flight", '[');
 	for (i = 0; i < md->nr_in_flight; i++)
@@ -343,7 +348,7 @@ static void put_in_flight(struct json *j, const struct model *m)
 	json_u64(j, "stuck_threshold_ns", m->info.stuck_ns);
 	json_u64(j, "drains_in_flight", (__u64)m->nr_in_flight);
 	json_u64(j, "stuck_drains", (__u64)m->nr_stuck);
-	if (m->info.entry_visible && !m->info.qpw)
+	if (m->info.entry_visible && !m->info.works_unseen)
 		json_u64(j, "mutex_waiters", (__u64)m->mutex_waiters);
 	else
 		json_cstr(j, "mutex_waiters", NULL);
@@ -365,10 +370,11 @@ static void put_info(struct json *j, const struct model_info *info, const char *
 	/* what this run sees: an empty list or a zero means "none", not "not traced" */
 	json_open(j, "sees", '{');
 	json_bool(j, "drain_entry", info->entry_visible);
-	json_bool(j, "works", !info->qpw);
+	json_bool(j, "works", !info->works_unseen);
 	json_bool(j, "fadvise", info->has_fadvise);
 	json_bool(j, "ipis", info->has_ipi);
 	json_bool(j, "local_drains", info->has_local);
+	json_bool(j, "in_place", info->has_in_place);
 	json_close(j, '}');
 	json_bool(j, "cumulative", info->cumulative);
 }
@@ -397,8 +403,9 @@ void report_json__print(FILE *f, const struct model *m, const char *version)
 		json_cstr(&j, "pid", NULL);
 	put_filters(&j, &m->info);
 	json_u64(&j, "drains", m->total[SITE_DRAINS]);
-	json_u64(&j, "works", m->info.qpw ? 0 : m->total[SITE_WORKS]);
-	json_u64(&j, "self_works", m->info.qpw ? 0 : m->total[SITE_SELF_WORKS]);
+	json_u64(&j, "works", m->info.works_unseen ? 0 : m->total[SITE_WORKS]);
+	json_u64(&j, "self_works", m->info.works_unseen ? 0 : m->total[SITE_SELF_WORKS]);
+	json_u64(&j, "in_place", m->info.in_place_seen ? m->total[SITE_IN_PLACE] : 0);
 	json_u64(&j, "local_drains", m->local_drains);
 	put_sites(&j, m);
 	put_cpus(&j, m);
@@ -416,7 +423,8 @@ static void put_slow_target(struct json *j, const struct slow_target *t)
 	json_u64(j, "cpu", t->cpu);
 	json_u64(j, "dispatch_ns", t->dispatch_ns);
 	json_u64(j, "run_ns", t->run_ns);
-	json_bool(j, "self", t->self);
+	json_bool(j, "self", t->how == SLOW_SELF);
+	json_bool(j, "in_place", t->how == SLOW_IN_PLACE);
 	json_close(j, '}');
 }
 
@@ -438,7 +446,8 @@ void report_json__slow_drain(FILE *f, const struct model_slow_drain *sd)
 	json_u64(&j, "caller_cpu", e->caller_cpu);
 	json_u64(&j, "wait_ns", e->wait_ns);
 	json_u64(&j, "lock_ns", e->lock_ns);
-	json_u64(&j, "works", e->nr_targets);
+	json_u64(&j, "works", model__slow_works(e));
+	json_u64(&j, "in_place", model__slow_in_place(e));
 	json_open(&j, "targets", '[');
 	for (i = 0; i < e->nr_targets && i < SLOW_MAX_TARGETS; i++)
 		put_slow_target(&j, &e->targets[i]);

@@ -327,7 +327,7 @@ static void put_in_flight(FILE *f, const struct model *m)
 	fputs("drainstat_oldest_drain_in_flight_seconds ", f);
 	put_seconds(f, m->oldest_in_flight_ns);
 	fputc('\n', f);
-	if (m->info.entry_visible && !m->info.qpw) {
+	if (m->info.entry_visible && !m->info.works_unseen) {
 		put_family(f, "mutex_waiters", "gauge",
 			   "Tasks in lru_add_drain_all() with no work queued yet: waiting for "
 			   "the drain mutex.");

@@ -177,6 +177,7 @@ static const struct site_column {
     {true, SITE_DISPATCH_NS},	   {true, SITE_RUN_NS},	       {true, SITE_WAIT_NS},
     {true, SITE_LOCK_NS},	   {false, SITE_EMPTY_DRAINS}, {false, SITE_FORCED_DRAINS},
     {false, SITE_OWN_ONLY_DRAINS}, {true, SITE_OWN_NS},	       {false, SITE_IPIS},
+    {false, SITE_IN_PLACE},	   {true, SITE_IN_PLACE_NS},
 };
 
 #define NR_SITE_COLUMNS (int)(sizeof(site_columns) / sizeof(site_columns[0]))
@@ -325,13 +326,15 @@ static bool row_moved(const struct model_site *s)
 
 static void print_site_hists(FILE *f, const struct model_site *s, const struct model_info *info)
 {
-	if (!info->qpw) {
+	if (!info->works_unseen) {
 		print_hist(f, "dispatch", &s->hist[SITE_DISPATCH_NS]);
 		print_hist(f, "run", &s->hist[SITE_RUN_NS]);
 	}
 	print_hist(f, info->wait_is_lower_bound ? "wait~" : "wait", &s->hist[SITE_WAIT_NS]);
-	if (info->entry_visible && !info->qpw)
+	if (info->entry_visible && !info->works_unseen)
 		print_hist(f, "lock", &s->hist[SITE_LOCK_NS]);
+	if (info->in_place_seen)
+		print_hist(f, "in place", &s->hist[SITE_IN_PLACE_NS]);
 }
 
 static void print_sites(FILE *f, const struct model *m, const struct text_opts *opts)
@@ -516,7 +519,7 @@ static void print_cpus(FILE *f, const struct model *m, bool all)
 	int i;
 
 	/* with Queue PerCPU Work a CPU's drain may run elsewhere: no victim is known */
-	if (!m->nr_cpus || m->info.qpw)
+	if (!m->nr_cpus || m->info.works_unseen)
 		return;
 	if (!all && m->nr_cpus > CPU_TABLE_ALL)
 		shown = calloc((size_t)m->nr_cpus, sizeof(*shown));
@@ -568,11 +571,14 @@ void report_text__print(FILE *f, const struct model *m, const struct text_opts *
 		fprintf(f, "%s  ", opts->timestamp);
 	fprintf(f, "%s: %llu drains, ", units__duration(m->span_ns, span, sizeof(span)),
 		(unsigned long long)m->total[SITE_DRAINS]);
-	if (m->info.qpw)
+	if (m->info.works_unseen)
 		fprintf(f, "works not shown (Queue PerCPU Work)");
 	else
 		fprintf(f, "%llu works (%llu self)", (unsigned long long)m->total[SITE_WORKS],
 			(unsigned long long)m->total[SITE_SELF_WORKS]);
+	if (m->info.in_place_seen)
+		fprintf(f, ", %llu CPUs drained in place",
+			(unsigned long long)m->total[SITE_IN_PLACE]);
 	fprintf(f, ", %llu lost\n", (unsigned long long)m->lost);
 	if (m->nr_stuck)
 		report_text_in_flight(f, m, opts->stacks);

@@ -70,6 +70,15 @@ static void print_work_in_flight(FILE *f, const struct model_work *w)
 	fputc('\n', f);
 }
 
+/* A drain draining other CPUs in place: how many so far, and which now. */
+static void print_in_place(FILE *f, const struct model_drain *md)
+{
+	fprintf(f, " (%u done", md->in_place);
+	if (md->in_place_cpu >= 0)
+		fprintf(f, ", CPU %d now", md->in_place_cpu);
+	fputc(')', f);
+}
+
 static void print_drain_in_flight(FILE *f, const struct model_drain *md, bool stacks)
 {
 	char comm[4 * DRAINSTAT_COMM_LEN + 1], site[ESCAPE_SIZE(MODEL_NAME_LEN)];
@@ -84,6 +93,8 @@ static void print_drain_in_flight(FILE *f, const struct model_drain *md, bool st
 		model__phase_name(md->phase));
 	if (md->phase == PHASE_PENDING && md->nr_in_flight)
 		fprintf(f, " (%u of %u)", md->pending_works, md->works);
+	if (md->phase == PHASE_IN_PLACE)
+		print_in_place(f, md);
 	fputc('\n', f);
 	if (stacks) {
 		for (i = 0; i < md->stack.nr_frames; i++)
@@ -115,7 +126,7 @@ void report_text_in_flight(FILE *f, const struct model *m, bool stacks)
 		fprintf(f, "\nIN FLIGHT: %d drain%s, none over %s", m->nr_in_flight,
 			m->nr_in_flight == 1 ? "" : "s", d);
 	/* with Queue PerCPU Work a drain with no work queued may be running them itself */
-	if (m->info.entry_visible && !m->info.qpw)
+	if (m->info.entry_visible && !m->info.works_unseen)
 		fprintf(f, "; %d waiting for the drain mutex", m->mutex_waiters);
 	fputc('\n', f);
 	for (i = 0; i < m->nr_in_flight; i++)
@@ -124,10 +135,35 @@ void report_text_in_flight(FILE *f, const struct model *m, bool stacks)
 		fputc('\n', f);
 }
 
+/* ", 3 works" and, where the caller drained CPUs itself, ", 2 in place" */
+static void print_slow_counts(FILE *f, const struct slow_drain_event *e)
+{
+	__u32 works = model__slow_works(e), in_place = model__slow_in_place(e);
+
+	fprintf(f, ", %u work%s", works, works == 1 ? "" : "s");
+	if (in_place)
+		fprintf(f, ", %u in place", in_place);
+	fputc('\n', f);
+}
+
+static void print_slow_target(FILE *f, const struct slow_target *t)
+{
+	char a[UNITS_DURATION_LEN], b[UNITS_DURATION_LEN];
+
+	if (t->how == SLOW_IN_PLACE) {
+		fprintf(f, "    CPU %u: in place, run %s\n", t->cpu,
+			units__duration(t->run_ns, b, sizeof(b)));
+		return;
+	}
+	fprintf(f, "    CPU %u: dispatch %s, run %s%s\n", t->cpu,
+		units__duration(t->dispatch_ns, a, sizeof(a)),
+		units__duration(t->run_ns, b, sizeof(b)), t->how == SLOW_SELF ? " (self)" : "");
+}
+
 void report_text__slow_drain(FILE *f, const struct model_slow_drain *sd, const char *stamp)
 {
 	const struct slow_drain_event *e = sd->ev;
-	char comm[4 * DRAINSTAT_COMM_LEN + 1], a[UNITS_DURATION_LEN], b[UNITS_DURATION_LEN];
+	char comm[4 * DRAINSTAT_COMM_LEN + 1], a[UNITS_DURATION_LEN];
 	char shown[ESCAPE_SIZE(MODEL_UFRAME_LEN)];
 	__u32 i;
 	int k;
@@ -139,12 +175,9 @@ void report_text__slow_drain(FILE *f, const struct model_slow_drain *sd, const c
 		units__duration(e->wait_ns, a, sizeof(a)));
 	if (e->lock_ns)
 		fprintf(f, ", lock %s", units__duration(e->lock_ns, a, sizeof(a)));
-	fprintf(f, ", %u work%s\n", e->nr_targets, e->nr_targets == 1 ? "" : "s");
+	print_slow_counts(f, e);
 	for (i = 0; i < e->nr_targets && i < SLOW_MAX_TARGETS; i++)
-		fprintf(f, "    CPU %u: dispatch %s, run %s%s\n", e->targets[i].cpu,
-			units__duration(e->targets[i].dispatch_ns, a, sizeof(a)),
-			units__duration(e->targets[i].run_ns, b, sizeof(b)),
-			e->targets[i].self ? " (self)" : "");
+		print_slow_target(f, &e->targets[i]);
 	if (e->nr_targets > SLOW_MAX_TARGETS)
 		fprintf(f, "    (%u more)\n", e->nr_targets - SLOW_MAX_TARGETS);
 	fprintf(f, "    kernel stack:\n");

@@ -146,8 +146,11 @@ static void prefetch_hists(const struct site_stats *stats)
  */
 static const enum site_count count_read_order[] = {
     SITE_EMPTY_DRAINS, SITE_OWN_ONLY_DRAINS, SITE_FORCED_DRAINS, SITE_DRAINS,
-    SITE_SELF_WORKS,   SITE_REMOTE_WORKS,    SITE_IPIS,
+    SITE_SELF_WORKS,   SITE_REMOTE_WORKS,    SITE_IPIS,		 SITE_IN_PLACE,
 };
+
+_Static_assert(sizeof(count_read_order) / sizeof(count_read_order[0]) == SITE_COUNTS - 1,
+	       "every count is read but SITE_WORKS, which is summed");
 
 static void read_counts(__u64 *out, const struct site_stats *stats)
 {

@@ -180,7 +180,7 @@ static void check_site(const struct json_value *o, const struct model_site *s,
 		       const struct model_info *info)
 {
 	static const struct sparse_hist none;
-	bool entry = info->entry_visible, works = !info->qpw;
+	bool entry = info->entry_visible, works = !info->works_unseen;
 	const struct json_value *stacks;
 	int i;
 
@@ -205,6 +205,8 @@ static void check_site(const struct json_value *o, const struct model_site *s,
 	expect_dist(o, "lock_ns", entry && works ? &s->hist[SITE_LOCK_NS] : &none);
 	expect_dist(o, "local_ns", info->has_local ? &s->hist[SITE_LOCAL_NS] : &none);
 	expect_dist(o, "own_ns", info->has_local ? &s->hist[SITE_OWN_NS] : &none);
+	expect_u64(o, "in_place", info->in_place_seen ? s->count[SITE_IN_PLACE] : 0);
+	expect_dist(o, "in_place_ns", info->in_place_seen ? &s->hist[SITE_IN_PLACE_NS] : &none);
 	stacks = expect_array(o, "stacks", (size_t)s->nr_stacks);
 	for (i = 0; i < s->nr_stacks; i++) {
 		FUZZ_CHECK(stacks->items[i]->type == JSON_OBJECT, "a stack is not an object");
@@ -216,7 +218,7 @@ static void check_site(const struct json_value *o, const struct model_site *s,
 /* None with Queue PerCPU Work; a CPU's IPIs 0 where they are not counted. */
 static void check_cpus(const struct json_value *top, const struct model *m)
 {
-	int nr = m->info.qpw ? 0 : m->nr_cpus;
+	int nr = m->info.works_unseen ? 0 : m->nr_cpus;
 	const struct json_value *cpus = expect_array(top, "cpus", (size_t)nr);
 	int i;
 
@@ -260,7 +262,7 @@ static void check_fadvise(const struct json_value *top, const struct model *m)
 static const char *const phase_keys[] = {
     [PHASE_MUTEX] = "waiting_for_mutex", [PHASE_PENDING] = "works_pending",
     [PHASE_RUNNING] = "works_running",	 [PHASE_RETURNING] = "returning",
-    [PHASE_NO_WORK] = "no_work_queued",
+    [PHASE_NO_WORK] = "no_work_queued",	 [PHASE_IN_PLACE] = "draining_in_place",
 };
 
 /* "running": what runs on a pending work's CPU, or null where the CPU was not asked. */
@@ -311,7 +313,7 @@ static void check_drain(const struct json_value *o, const struct model_drain *md
 	int i;
 
 	FUZZ_CHECK(o->type == JSON_OBJECT, "a drain in flight is not an object");
-	expect_keys(o, "a drain in flight", 14);
+	expect_keys(o, "a drain in flight", 16);
 	expect_u64(o, "pid", md->pid);
 	expect_u64(o, "tid", md->tid);
 	expect_bytes(o, "comm", md->comm, sizeof(md->comm));
@@ -324,6 +326,11 @@ static void check_drain(const struct json_value *o, const struct model_drain *md
 	expect_bytes(o, "state", phase_keys[md->phase], strlen(phase_keys[md->phase]));
 	expect_u64(o, "works", md->works);
 	expect_u64(o, "pending_works", md->pending_works);
+	expect_u64(o, "in_place", md->in_place);
+	if (md->in_place_cpu >= 0)
+		expect_u64(o, "in_place_cpu", (__u64)md->in_place_cpu);
+	else
+		member(o, "in_place_cpu", JSON_NULL);
 	expect_frames(o, &md->stack, "a drain in flight");
 	works = expect_array(o, "works_in_flight", (size_t)md->nr_in_flight);
 	for (i = 0; i < md->nr_in_flight; i++)
@@ -342,7 +349,7 @@ static void check_in_flight(const struct json_value *top, const struct model *m)
 	expect_u64(top, "stuck_threshold_ns", m->info.stuck_ns);
 	expect_u64(top, "drains_in_flight", (__u64)m->nr_in_flight);
 	expect_u64(top, "stuck_drains", (__u64)m->nr_stuck);
-	if (m->info.entry_visible && !m->info.qpw)
+	if (m->info.entry_visible && !m->info.works_unseen)
 		expect_u64(top, "mutex_waiters", (__u64)m->mutex_waiters);
 	else
 		member(top, "mutex_waiters", JSON_NULL);
@@ -367,10 +374,11 @@ static void check_report(const struct json_value *top, const struct model *m, co
 	expect_bool(top, "wait_is_lower_bound", m->info.wait_is_lower_bound);
 	sees = member(top, "sees", JSON_OBJECT);
 	expect_bool(sees, "drain_entry", m->info.entry_visible);
-	expect_bool(sees, "works", !m->info.qpw);
+	expect_bool(sees, "works", !m->info.works_unseen);
 	expect_bool(sees, "fadvise", m->info.has_fadvise);
 	expect_bool(sees, "ipis", m->info.has_ipi);
 	expect_bool(sees, "local_drains", m->info.has_local);
+	expect_bool(sees, "in_place", m->info.has_in_place);
 	expect_bool(top, "cumulative", m->info.cumulative);
 	expect_u64(top, "span_ns", m->span_ns);
 	if (m->info.filter_pid)
@@ -382,8 +390,9 @@ static void check_report(const struct json_value *top, const struct model *m, co
 	expect_bytes(filters, "cgroup", m->info.filter_cgroup, 64);
 	expect_bytes(filters, "cpus", m->info.filter_cpus, 64);
 	expect_u64(top, "drains", m->total[SITE_DRAINS]);
-	expect_u64(top, "works", m->info.qpw ? 0 : m->total[SITE_WORKS]);
-	expect_u64(top, "self_works", m->info.qpw ? 0 : m->total[SITE_SELF_WORKS]);
+	expect_u64(top, "works", m->info.works_unseen ? 0 : m->total[SITE_WORKS]);
+	expect_u64(top, "self_works", m->info.works_unseen ? 0 : m->total[SITE_SELF_WORKS]);
+	expect_u64(top, "in_place", m->info.in_place_seen ? m->total[SITE_IN_PLACE] : 0);
 	expect_u64(top, "local_drains", m->local_drains);
 	expect_u64(top, "lost", m->lost);
 	sites = expect_array(top, "sites", (size_t)m->nr_sites);
@@ -465,7 +474,10 @@ static void random_slow_drain(struct bytes *b, struct slow_drain_event *ev,
 					 : (__u32)bytes__range(b, 0, DRAINSTAT_MAX_CPUS - 1);
 		ev->targets[i].dispatch_ns = bytes__u64(b);
 		ev->targets[i].run_ns = bytes__u64(b);
+		ev->targets[i].how = (__u32)bytes__range(b, SLOW_REMOTE, SLOW_IN_PLACE);
 	}
+	/* BPF counts them among the targets; the writer must not trust that */
+	ev->nr_in_place = (__u32)bytes__range(b, 0, SLOW_MAX_TARGETS + 3);
 	bytes__string(b, ev->comm, sizeof(ev->comm));
 	memset(sd, 0, sizeof(*sd));
 	sd->ev = ev;
@@ -503,7 +515,7 @@ static void fuzz_slow_drain(struct bytes *b, const struct model_stack *kstack)
 	fclose(f);
 	v = parse_line(&out);
 	FUZZ_CHECK(v->type == JSON_OBJECT, "the event is not an object");
-	expect_keys(v, "a slow_drain event", 14);
+	expect_keys(v, "a slow_drain event", 15);
 	expect_bytes(v, "event", "slow_drain", strlen("slow_drain"));
 	expect_time(v, sd.wall_ns);
 	expect_u64(v, "pid", ev.pid);
@@ -514,17 +526,19 @@ static void fuzz_slow_drain(struct bytes *b, const struct model_stack *kstack)
 	expect_u64(v, "caller_cpu", ev.caller_cpu);
 	expect_u64(v, "wait_ns", ev.wait_ns);
 	expect_u64(v, "lock_ns", ev.lock_ns);
-	expect_u64(v, "works", ev.nr_targets);
+	expect_u64(v, "works", ev.nr_targets > ev.nr_in_place ? ev.nr_targets - ev.nr_in_place : 0);
+	expect_u64(v, "in_place", ev.nr_targets > ev.nr_in_place ? ev.nr_in_place : ev.nr_targets);
 	arr = expect_array(v, "targets",
 			   ev.nr_targets < SLOW_MAX_TARGETS ? ev.nr_targets : SLOW_MAX_TARGETS);
 	for (i = 0; i < arr->nr; i++) {
 		t = arr->items[i];
 		FUZZ_CHECK(t->type == JSON_OBJECT, "a target is not an object");
-		expect_keys(t, "a target", 4);
+		expect_keys(t, "a target", 5);
 		expect_u64(t, "cpu", ev.targets[i].cpu);
 		expect_u64(t, "dispatch_ns", ev.targets[i].dispatch_ns);
 		expect_u64(t, "run_ns", ev.targets[i].run_ns);
-		expect_bool(t, "self", ev.targets[i].self != 0);
+		expect_bool(t, "self", ev.targets[i].how == SLOW_SELF);
+		expect_bool(t, "in_place", ev.targets[i].how == SLOW_IN_PLACE);
 	}
 	expect_frames(v, kstack, "a slow drain");
 	arr = expect_array(v, "user_frames", (size_t)sd.nr_uframes);

@@ -16,7 +16,7 @@
 
 /* What the model adds up to, as the exposition should show it. */
 struct totals {
-	__u64 forced, empty, local, ipis, wait_count, fadvise_calls, victim_works;
+	__u64 forced, empty, local, ipis, in_place, wait_count, fadvise_calls, victim_works;
 };
 
 /* What the buckets hold, whatever count says (a raw hist's may disagree). */
@@ -40,6 +40,7 @@ static void add_up(const struct model *m, struct totals *t)
 		t->empty += m->sites[i].count[SITE_EMPTY_DRAINS];
 		t->local += m->sites[i].hist[SITE_LOCAL_NS].count;
 		t->ipis += m->sites[i].count[SITE_IPIS];
+		t->in_place += m->sites[i].count[SITE_IN_PLACE];
 		t->wait_count += bucket_total(&m->sites[i].hist[SITE_WAIT_NS]);
 	}
 	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++)
@@ -93,7 +94,7 @@ static void check_sums(const struct prom_exposition *e, const struct model *m, i
 		   (unsigned long long)m->total[SITE_DRAINS]);
 	expect_site_sum(e, "drainstat_drains_total", true, m->total[SITE_DRAINS], sites);
 	/* with Queue PerCPU Work nothing that depends on a drain's works */
-	if (info->qpw)
+	if (info->works_unseen)
 		expect_sum(e, "drainstat_works_total", false, 0, 0);
 	else
 		FUZZ_CHECK(prom_check__sum(e, "drainstat_works_total", "kind", "self", &n) ==
@@ -101,15 +102,17 @@ static void check_sums(const struct prom_exposition *e, const struct model *m, i
 			       prom_check__sum(e, "drainstat_works_total", "kind", "remote", &n) ==
 				   m->total[SITE_WORKS] - m->total[SITE_SELF_WORKS],
 			   "self and remote works");
-	expect_site_sum(e, "drainstat_empty_drains_total", info->entry_visible && !info->qpw,
-			t.empty, sites);
+	expect_site_sum(e, "drainstat_empty_drains_total",
+			info->entry_visible && !info->works_unseen, t.empty, sites);
 	expect_site_sum(e, "drainstat_forced_drains_total", info->entry_visible, t.forced, sites);
 	expect_site_sum(e, "drainstat_local_drains_total", info->has_local, t.local, sites);
-	expect_site_sum(e, "drainstat_ipis_total", info->has_ipi && !info->qpw, t.ipis, sites);
+	expect_site_sum(e, "drainstat_ipis_total", info->has_ipi && !info->works_unseen, t.ipis,
+			sites);
+	expect_site_sum(e, "drainstat_in_place_total", info->in_place_seen, t.in_place, sites);
 	expect_site_sum(e, "drainstat_wait_seconds_count", true, t.wait_count, sites);
 	expect_sum(e, "drainstat_fadvise_calls_total", info->has_fadvise, t.fadvise_calls,
 		   info->has_fadvise ? FADVISE_ADVICE_SLOTS : 0);
-	expect_sum(e, "drainstat_victim_works_total", !info->qpw, t.victim_works,
+	expect_sum(e, "drainstat_victim_works_total", !info->works_unseen, t.victim_works,
 		   (size_t)m->nr_cpus);
 	FUZZ_CHECK(prom_check__sum(e, "drainstat_lost_events_total", NULL, NULL, &n) == m->lost,
 		   "lost events");
@@ -260,8 +263,8 @@ static void check_in_flight(const struct prom_exposition *e, const struct model 
 	expect_value(e, "drainstat_drains_in_flight", NULL, (__u64)m->nr_in_flight);
 	expect_gauge(e, "drainstat_oldest_drain_in_flight_seconds", true);
 	expect_seconds(e, "drainstat_oldest_drain_in_flight_seconds", NULL, m->oldest_in_flight_ns);
-	expect_gauge(e, "drainstat_mutex_waiters", m->info.entry_visible && !m->info.qpw);
-	if (m->info.entry_visible && !m->info.qpw)
+	expect_gauge(e, "drainstat_mutex_waiters", m->info.entry_visible && !m->info.works_unseen);
+	if (m->info.entry_visible && !m->info.works_unseen)
 		expect_value(e, "drainstat_mutex_waiters", NULL, (__u64)m->mutex_waiters);
 	expect_gauge(e, "drainstat_pending_works", true);
 	expect_gauge(e, "drainstat_oldest_pending_work_seconds", true);

@@ -90,9 +90,9 @@ static void check_cpu_rows(const char *text, const struct model *m, bool all)
 
 	for (i = 0; i < m->nr_cpus; i++)
 		works += m->cpus[i].count[CPU_WORKS];
-	FUZZ_CHECK((m->nr_cpus && !m->info.qpw) == !!table, "a CPU table for %d CPUs%s: %s",
-		   m->nr_cpus, m->info.qpw ? " (Queue PerCPU Work)" : "",
-		   table ? "shown" : "missing");
+	FUZZ_CHECK((m->nr_cpus && !m->info.works_unseen) == !!table,
+		   "a CPU table for %d CPUs%s: %s", m->nr_cpus,
+		   m->info.works_unseen ? " (Queue PerCPU Work)" : "", table ? "shown" : "missing");
 	for (p = table ? strchr(table + 1, '\n') : NULL; p && p[1] && p[1] != '\n';
 	     p = strchr(p + 1, '\n')) {
 		if (sscanf(p + 1, "%*d %llu", &n) == 1 || sscanf(p + 1, "rest %llu", &n) == 1)

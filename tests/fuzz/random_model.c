@@ -163,9 +163,12 @@ static int random_site(struct bytes *b, struct model *m, struct model_site *s)
 	s->count[SITE_SELF_WORKS] = random_count(b) % (s->count[SITE_WORKS] + 1);
 	s->count[SITE_REMOTE_WORKS] = s->count[SITE_WORKS] - s->count[SITE_SELF_WORKS];
 	s->count[SITE_IPIS] = random_count(b);
+	s->count[SITE_IN_PLACE] = m->info.has_in_place ? random_count(b) : 0;
 	if (random_hist(b, a, &s->hist[SITE_DISPATCH_NS]) ||
 	    random_hist(b, a, &s->hist[SITE_RUN_NS]) || random_hist(b, a, &s->hist[SITE_WAIT_NS]) ||
-	    random_hist(b, a, &s->hist[SITE_LOCK_NS]) || random_hist(b, a, &s->hist[SITE_LOCAL_NS]))
+	    random_hist(b, a, &s->hist[SITE_LOCK_NS]) ||
+	    random_hist(b, a, &s->hist[SITE_LOCAL_NS]) ||
+	    (s->count[SITE_IN_PLACE] && random_hist(b, a, &s->hist[SITE_IN_PLACE_NS])))
 		return -ENOMEM;
 	for (k = 0; k < SITE_COUNTS; k++)
 		m->total[k] += s->count[k];
@@ -249,6 +252,9 @@ static void random_info(struct bytes *b, struct random_model *rm, bool plain_inf
 	info->has_local = flags & 16;
 	info->cumulative = flags & 32;
 	info->qpw = flags & 128;
+	/* drains in place are seen where the entry and the local drains' hooks are */
+	info->has_in_place = info->entry_visible && info->has_local;
+	info->works_unseen = info->qpw && !info->has_in_place;
 	info->filter_pid = flags & 64 ? (__u32)bytes__range(b, 1, 4194304) : 0;
 	/* -c and --cgroup are the user's: any bytes */
 	info->filter_comm = random_string(b, rm->filter_comm, sizeof(rm->filter_comm), true);
@@ -353,7 +359,11 @@ static int random_drain(struct bytes *b, struct model *m, struct model_drain *md
 		     : age_pick == 1 ? m->info.stuck_ns - 1
 				     : random_ns(b);
 	md->stuck = md->age_ns >= m->info.stuck_ns;
-	md->phase = (enum drain_phase)bytes__range(b, PHASE_MUTEX, PHASE_NO_WORK);
+	md->phase = (enum drain_phase)bytes__range(b, PHASE_MUTEX, PHASE_IN_PLACE);
+	md->in_place = md->phase == PHASE_IN_PLACE ? (__u32)bytes__range(b, 0, 0xffffffff) : 0;
+	md->in_place_cpu = md->phase == PHASE_IN_PLACE && bytes__bool(b)
+			       ? (int)bytes__range(b, 0, DRAINSTAT_MAX_CPUS - 1)
+			       : -1;
 	if (random_works_in_flight(b, m, md))
 		return -ENOMEM;
 	/* queued so far: at least those still in flight */
@@ -453,6 +463,8 @@ int random_model__fill(struct random_model *rm, struct bytes *b, bool plain_info
 		return -ENOMEM;
 	for (i = 0; i < n && !err; i++, m->nr_sites++)
 		err = random_site(b, m, &m->sites[i]);
+	/* as model__build() says it */
+	m->info.in_place_seen = m->info.has_in_place && m->total[SITE_IN_PLACE];
 	if (!err)
 		err = random_cpus(b, m);
 	if (!err)

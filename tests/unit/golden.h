@@ -374,6 +374,17 @@ static inline void golden__add_in_flight(struct snapshot *s, __u64 now_ns, bool 
 	CHECK(snapshot__add_work(s, &w) == 0);
 }
 
+/* What full mode sees, with the IPIs counted and the local drains hooked, into i. */
+static inline void golden__full_info(struct model_info *i)
+{
+	i->mode = "full";
+	i->blind_spots = NULL;
+	i->wait_is_lower_bound = false;
+	i->entry_visible = true;
+	i->has_ipi = true;
+	i->has_local = true;
+}
+
 /*
  * Full mode on a kernel with Queue PerCPU Work, into i and s: k's maps with
  * what full mode sees (golden__add_full_mode()), read at 10 s, and the drains
@@ -381,13 +392,10 @@ static inline void golden__add_in_flight(struct snapshot *s, __u64 now_ns, bool 
  */
 static inline void golden__read_qpw(struct golden_maps *k, struct snapshot *s, struct model_info *i)
 {
-	i->mode = "full";
+	golden__full_info(i);
 	i->blind_spots = "the works of drains, which Queue PerCPU Work may run on the caller's CPU";
-	i->wait_is_lower_bound = false;
-	i->entry_visible = true;
 	i->qpw = true;
-	i->has_ipi = true;
-	i->has_local = true;
+	i->works_unseen = true;
 	golden__add_full_mode(k);
 	golden__read_maps(k, s, 10000000000ULL);
 	golden__add_in_flight(s, 20000000000ULL, true, golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);

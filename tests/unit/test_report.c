@@ -176,12 +176,7 @@ static void test_report_full_mode(void)
 	struct text_opts o = {};
 	struct golden_maps *k = make_maps(1);
 
-	i.mode = "full";
-	i.blind_spots = NULL;
-	i.wait_is_lower_bound = false;
-	i.entry_visible = true;
-	i.has_ipi = true;
-	i.has_local = true;
+	golden__full_info(&i);
 	i.filter_comm = "drainforce";
 	i.filter_cgroup = "/sys/fs/cgroup/ds\x1b\"";
 	i.filter_cpus = "0,2-3";

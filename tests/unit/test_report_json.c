@@ -16,6 +16,7 @@
 #include "ksyms.h"
 #include "model.h"
 #include "report_json.h"
+#include "report_text.h"
 #include "tracer.h"
 #include "umaps.h"
 
@@ -116,7 +117,72 @@ static void test_json_tracepoint(void)
 	ksyms__free(ks);
 }
 
-/* Exact wait, lock, empty and forced drains, local drains, IPIs, a pid filter. */
+/* m's text report, without its header; freed by the caller. */
+static char *render_text(const struct model *m)
+{
+	struct text_opts o = {.histograms = true};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	report_text__print(f, m, &o);
+	fclose(f);
+	return buf;
+}
+
+/*
+ * Full mode, a kernel that drains other CPUs in place (the Per-CPU Work
+ * helpers), seen by what it does: the site's CPUs drained in place and their
+ * histogram beside its works, which stay; the drain that khugepaged has in
+ * flight drains CPU 3 now, 2 done, and is no mutex waiter.
+ */
+static void test_in_place(void)
+{
+	struct golden_maps *k = make_maps();
+	struct model_info i = info;
+	struct ksyms *ks = NULL;
+	struct drain_state *d;
+	struct snapshot s;
+	struct model m;
+	char *got;
+
+	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
+	golden__full_info(&i);
+	i.has_in_place = true;
+	i.stuck_ns = 1000 * MS;
+	golden__add_full_mode(k);
+	k->sites[0].count[SITE_IN_PLACE] = 3;
+	golden__hist_fill(&k->sites[0].hist[SITE_IN_PLACE_NS], 40 * US, 1000, 3);
+	golden__read_maps(k, &s, 10000 * MS);
+	golden__add_in_flight(&s, 20000 * MS, true, golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);
+	s.wall_ns = WALL_NS;
+	d = &s.in_flight.drains[1].d;
+	d->in_place = 2;
+	d->in_place_cpu = 3;
+	d->in_place_start_ns = d->start_ns + 1000;
+	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
+	CHECK(m.info.in_place_seen && m.total[SITE_IN_PLACE] == 3 && m.total[SITE_WORKS] == 310);
+	CHECK(m.in_flight[1].phase == PHASE_IN_PLACE && m.mutex_waiters == 0);
+	got = render(&m);
+	CHECK(got && strstr(got, "\"local_drains\":true,\"in_place\":true},"));
+	CHECK(got && strstr(got, ",\"works\":310,\"self_works\":4,\"in_place\":3,"));
+	CHECK(got && strstr(got, "\"ipis\":290,\"in_place\":3,\"dispatch_ns\":{\"count\":300,"));
+	CHECK(got && strstr(got, "\"in_place_ns\":{\"count\":3,"));
+	CHECK(got && strstr(got, "\"state\":\"draining_in_place\",\"works\":0,\"pending_works\":0,"
+				 "\"in_place\":2,\"in_place_cpu\":3,"));
+	free(got);
+	got = render_text(&m);
+	CHECK(got && strstr(got, "310 works (4 self), 3 CPUs drained in place, "));
+	CHECK(got && strstr(got, " INPLACE   p50   p99\n"));
+	CHECK(got && strstr(got, "    in place: 3 samples\n"));
+	CHECK(got &&
+	      strstr(got, ": in flight 7.9s, draining other CPUs in place (2 done, CPU 3 now)\n"));
+	free(got);
+	model__free(&m);
+	snapshot__free(&s);
+	ksyms__free(ks);
+}
+
 /*
  * Full mode with Queue PerCPU Work: the same maps, but every number that
  * depends on a drain's works is 0, as "sees" says, and no CPU nor mutex waiter;
@@ -145,7 +211,8 @@ static void test_json_qpw(void)
 				 "\"cgroup\":null,\"cgroup_id\":0,\"drains\":325,\"forced_drains\":"
 				 "0,\"empty_drains\":0,"
 				 "\"own_only_drains\":0,\"works\":0,\"self_works\":0,"
-				 "\"remote_works\":0,\"ipis\":0,\"dispatch_ns\":{\"count\":0,"));
+				 "\"remote_works\":0,\"ipis\":0,\"in_place\":0,\"dispatch_ns\":{"
+				 "\"count\":0,"));
 	CHECK(got && strstr(got, "\"wait_ns\":{\"count\":300,"));
 	CHECK(got && strstr(got, "\"lock_ns\":{\"count\":0,"));
 	CHECK(got && strstr(got, "\"cpus\":[],"));
@@ -157,6 +224,7 @@ static void test_json_qpw(void)
 	ksyms__free(ks);
 }
 
+/* Exact wait, lock, empty and forced drains, local drains, IPIs, a pid filter. */
 static void test_json_full_mode(void)
 {
 	struct ksyms *ks = NULL;
@@ -165,12 +233,7 @@ static void test_json_full_mode(void)
 	struct model_info i = info;
 	struct golden_maps *k;
 
-	i.mode = "full";
-	i.blind_spots = NULL;
-	i.wait_is_lower_bound = false;
-	i.entry_visible = true;
-	i.has_ipi = true;
-	i.has_local = true;
+	golden__full_info(&i);
 	i.filter_pid = 4242;
 	i.filter_comm = "drainforce";
 	i.filter_cgroup = "/sys/fs/cgroup/ds\x1b\"";
@@ -301,8 +364,8 @@ static void test_json_slow_drain(void)
 	/* the byte 0xff beside the character U+00FF */
 	memcpy(d.ev.comm, "ev\x1b\"\\\n\xff\xc3\xbf", 10);
 	d.ev.targets[0] = (struct slow_target){.cpu = 1, .dispatch_ns = 4 * MS, .run_ns = 122 * US};
-	d.ev.targets[1] =
-	    (struct slow_target){.cpu = 0, .self = 1, .dispatch_ns = 30 * US, .run_ns = 2 * US};
+	d.ev.targets[1] = (struct slow_target){
+	    .cpu = 0, .how = SLOW_SELF, .dispatch_ns = 30 * US, .run_ns = 2 * US};
 	memcpy(d.kips, golden_fadvise_stack, sizeof(golden_fadvise_stack));
 	d.nr_kips = GOLDEN_FADVISE_FRAMES;
 	d.uips[0] = 0x55d0c5a00010;
@@ -391,6 +454,7 @@ int main(void)
 	RUN(test_json_tracepoint);
 	RUN(test_json_full_mode);
 	RUN(test_json_qpw);
+	RUN(test_in_place);
 	RUN(test_json_empty);
 	RUN(test_json_time);
 	RUN(test_json_slow_drain);

@@ -148,6 +148,7 @@ static void make_full_model(struct model *m, struct model *held, bool qpw)
 	i.wait_is_lower_bound = false;
 	i.entry_visible = true;
 	i.qpw = qpw;
+	i.works_unseen = qpw;
 	i.has_ipi = true;
 	i.has_local = true;
 	make_model(m, &i);
@@ -170,6 +171,26 @@ static void test_prom_full(void)
 
 	make_full_model(&m, &held, false);
 	check_golden("report-full.prom", &m);
+	m.in_flight = NULL;
+	model__free(&m);
+	model__free(&held);
+}
+
+/*
+ * Full mode on a kernel that drains other CPUs in place (the Per-CPU Work
+ * helpers), seen by what it does: their families, beside the works'.
+ */
+static void test_prom_in_place(void)
+{
+	struct model m, held;
+	struct model_site *r;
+
+	make_full_model(&m, &held, false);
+	m.info.has_in_place = m.info.in_place_seen = true;
+	r = &m.sites[0];
+	r->count[SITE_IN_PLACE] = 3;
+	golden__sparse_fill(&m.arena, &r->hist[SITE_IN_PLACE_NS], 40 * US, 1000, 3);
+	check_golden("report-in-place.prom", &m);
 	m.in_flight = NULL;
 	model__free(&m);
 	model__free(&held);
@@ -699,6 +720,7 @@ int main(void)
 	RUN(test_prom_tracepoint);
 	RUN(test_prom_full);
 	RUN(test_prom_qpw);
+	RUN(test_prom_in_place);
 	RUN(test_prom_bucket_edges);
 	RUN(test_prom_many_cpus);
 	RUN(test_prom_escape);
