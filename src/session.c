@@ -47,15 +47,30 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+/* A reader gone: killed as by default, kprobe mode's kretprobe events in tracefs removed first. */
+static void on_sigpipe(int sig)
+{
+	kretprobes__abandon();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 static void install_signals(void)
 {
 	/* SA_RESTART: a write blocked on stdout goes on (ppoll() returns all the same) */
-	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART}, pipe;
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	/* SIGPIPE as found: where it kills, it kills after the cleanup that needs no process */
+	if (!sigaction(SIGPIPE, NULL, &pipe) && pipe.sa_handler == SIG_DFL) {
+		pipe.sa_handler = on_sigpipe;
+		pipe.sa_flags = 0;
+		sigemptyset(&pipe.sa_mask);
+		sigaction(SIGPIPE, &pipe, NULL);
+	}
 	/* past RLIMIT_FSIZE a write fails with EFBIG, said as a full disk, not a silent kill */
 	signal(SIGXFSZ, SIG_IGN);
 }

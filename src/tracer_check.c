@@ -45,11 +45,18 @@ static int checks_room(struct tracer *t, size_t n)
 	return 0;
 }
 
+/*
+ * Reads the kernel's seq_file may fail with EAGAIN or EINTR before they are
+ * tried again: a few, not for ever; then this look at what is in flight
+ * fails as any failed read does.
+ */
+#define CHECK_READ_RETRIES 3
+
 /* The iterator's records, whole ones: a read gives as many as fit. */
 static int read_checks(struct tracer *t, int fd)
 {
+	int err, retries = 0;
 	ssize_t n;
-	int err;
 
 	t->nr_checks = 0;
 	for (;;) {
@@ -58,7 +65,7 @@ static int read_checks(struct tracer *t, int fd)
 			return err;
 		n = read(fd, t->checks + t->nr_checks,
 			 (t->checks_cap - t->nr_checks) * sizeof(*t->checks));
-		if (n < 0 && errno == EAGAIN)
+		if (n < 0 && (errno == EAGAIN || errno == EINTR) && retries++ < CHECK_READ_RETRIES)
 			continue;
 		if (n < 0)
 			return -errno;

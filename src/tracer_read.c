@@ -240,16 +240,12 @@ static void read_running(struct tracer *t, __u32 cpu, struct running_task *r)
 		*r = t->skel->bss->running_now;
 }
 
-/*
- * The works queued and not ended, from the array in place; the pending ones
- * of drains in flight running_min_ns or longer with what runs on their CPU.
- */
-static int read_works_in_flight(struct tracer *t, struct snapshot *snap, __u64 running_min_ns)
+/* The works queued and not ended, from the array in place. */
+static int read_works_in_flight(struct tracer *t, struct snapshot *snap)
 {
 	struct in_flight_work w;
-	__u32 cpu;
-	__u64 age;
 	int err = 0;
+	__u32 cpu;
 
 	for (cpu = 0; cpu < (__u32)t->nr_cpus && !err; cpu++) {
 		const struct work_state *ws = &t->works_area[cpu];
@@ -260,21 +256,52 @@ static int read_works_in_flight(struct tracer *t, struct snapshot *snap, __u64 r
 		w.ws = *ws;
 		w.target_cpu = cpu;
 		/* it may have ended since: an empty slot is no work */
-		if (!w.ws.work)
+		if (w.ws.work)
+			err = snapshot__add_work(snap, &w);
+	}
+	return err;
+}
+
+static bool drain_read(const struct snap_in_flight *f, const struct work_state *ws)
+{
+	int i;
+
+	for (i = 0; i < f->nr_drains; i++)
+		if (f->drains[i].tid == ws->caller_tid &&
+		    f->drains[i].d.start_ns == ws->drain_start_ns)
+			return true;
+	return false;
+}
+
+/*
+ * The works of the drains in flight, the others dropped: a slot the end of
+ * its drain's work left set (that drain ended as a phantom, its work's end
+ * unseen) until the next queue to its CPU. Their pending ones of drains in
+ * flight running_min_ns or longer with what runs on their CPU, which is asked
+ * of no CPU for a work whose drain has ended.
+ */
+static void keep_works_of_drains(struct tracer *t, struct snapshot *snap, __u64 running_min_ns)
+{
+	struct snap_in_flight *f = &snap->in_flight;
+	int i, n = 0;
+	__u64 age;
+
+	for (i = 0; i < f->nr_works; i++) {
+		struct in_flight_work *w = &f->works[i];
+
+		if (!drain_read(f, &w->ws))
 			continue;
 		/*
 		 * the drain's age (from its entry where seen), not the work's, at
 		 * read_ns as the model has it: a -T event past running_min_ns
 		 * always says what runs there
 		 */
-		age = snap->in_flight.read_ns > w.ws.drain_start_ns
-			  ? snap->in_flight.read_ns - w.ws.drain_start_ns
-			  : 0;
-		if (!w.ws.start_ns && age >= running_min_ns)
-			read_running(t, cpu, &w.running);
-		err = snapshot__add_work(snap, &w);
+		age = f->read_ns > w->ws.drain_start_ns ? f->read_ns - w->ws.drain_start_ns : 0;
+		if (!w->ws.start_ns && age >= running_min_ns)
+			read_running(t, (__u32)w->target_cpu, &w->running);
+		f->works[n++] = *w;
 	}
-	return err;
+	f->nr_works = n;
 }
 
 /* The drains map is read this many entries at a time: a few KB of buffer. */
@@ -337,10 +364,12 @@ static int read_in_flight(struct tracer *t, struct snapshot *snap, __u64 running
 	/* before the reads: a drain or work that begins during them is of age 0 */
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	snap->in_flight.read_ns = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-	err = read_works_in_flight(t, snap, running_min_ns);
+	err = read_works_in_flight(t, snap);
 	if (!err && (snap->in_flight.nr_works ||
 		     __atomic_load_n(&t->skel->bss->open_drains, __ATOMIC_RELAXED)))
 		err = read_drains_in_flight(t, snap);
+	if (!err)
+		keep_works_of_drains(t, snap, running_min_ns);
 	if (!err && snap->in_flight.nr_drains)
 		err = tracer_check_callers(t, snap);
 	snap->in_flight.read = !err;

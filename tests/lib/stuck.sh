@@ -633,8 +633,8 @@ pileup_events_of() {
 }
 
 # kprobe mode's events in tracefs on the ways out that skip the end's
-# cleanup: a second SIGINT removes them as it kills; SIGKILL cannot, and the
-# next drainstat removes what a dead drainstat left.
+# cleanup: a second SIGINT and SIGPIPE remove them as they kill; SIGKILL
+# cannot, and the next drainstat removes what a dead drainstat left.
 stuck_events_on_kills() {
 	local out=/tmp/pileup/kill pid fifo=/tmp/pileup/fifo n
 	"$DRAINSTAT" -v --mode=kprobe >"$out" 2>"$out.err" &
@@ -666,5 +666,11 @@ stuck_events_on_kills() {
 	expect_eq "kprobe events: a second SIGINT kills it (status 130)" $? 130
 	expect_eq "kprobe events: a second SIGINT removed them" "$(pileup_events_of $pid)" 0
 	exec 3>&-
+	# a reader that goes away after the header: SIGPIPE kills it at its
+	# first report, as by default, once it removed them
+	("$DRAINSTAT" --mode=kprobe 0.2 2>"$out.err"
+	 echo $? >"$out.rc") | head -c 1 >/dev/null
+	expect_eq "kprobe events: SIGPIPE kills it (status 141)" "$(cat "$out.rc")" 141
+	expect_eq "kprobe events: SIGPIPE removed them" "$(pileup_events_left)" 0
 	expect_eq "kprobe events: none of drainstat's left" "$(pileup_events_left)" 0
 }
