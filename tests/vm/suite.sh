@@ -156,6 +156,12 @@ stacks_run() {
 		all_match "^$STACK_TOP" "$tops"
 	check "stacks $mode: -j names no BPF program or trampoline" \
 		no_match '"(bpf_prog_|bpf_trampoline)' "$out.json"
+	# no kernel of Debian's has the Per-CPU Work helpers: never a CPU drained
+	# in place, where the run sees them (full and kprobe modes) or not
+	check "stacks $mode: -j no CPU drained in place" grep -q ',"in_place":0,"local_drains":' "$out.json"
+	[ "$mode" = tracepoint ] ||
+		check "stacks $mode: -j sees CPUs drained in place" \
+			grep -q '"local_drains":true,"in_place":true}' "$out.json"
 }
 
 # Entry visible: the wait is exact and covers the works; lock time is there.
