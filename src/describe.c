@@ -109,6 +109,11 @@ static void note_failed_hooks(struct session *s, const struct tracer_features *f
 	if (f->nr_detached)
 		note(s, "%d hook%s of those features detached again: none runs half a feature",
 		     f->nr_detached, f->nr_detached == 1 ? "" : "s");
+	if (f->cgname_err)
+		note(s,
+		     "the naming of cgroups by the kernel (a cgroup iterator) refused (%s): "
+		     "cgroups are named by a walk of the tree",
+		     strerror(-f->cgname_err));
 	if (f->check_err)
 		note(s,
 		     "the check of the drains in flight (a task iterator) refused (%s): "

@@ -313,6 +313,19 @@ static int skip_check(struct tracer *t)
 	return err;
 }
 
+/*
+ * The naming of cgroups (a cgroup iterator, 6.1+) reads struct cgroup: a
+ * kernel that refuses it loses only that, and cgroups are named by a walk of
+ * the tree instead. Once, load again without it.
+ */
+static bool retry_without_cgname(struct tracer *t, int err)
+{
+	if (t->cgname_load_err || probe__short_of_resources(err))
+		return false;
+	t->cgname_load_err = err;
+	return true;
+}
+
 /* The object, per-event programs and drainstat_running's, opened: 0 or -errno. */
 static int open_objects(struct tracer *t)
 {
@@ -391,6 +404,7 @@ int tracer__open(struct tracer *t, enum drain_mode mode)
 	t->features.mode = mode;
 	t->features.own_err = t->own_load_err;
 	t->features.check_err = t->check_load_err;
+	t->features.cgname_err = t->cgname_load_err;
 	err = open_objects(t);
 	if (!err) {
 		tracer_plan_mode(&t->plan, t->skel, &t->opts, &t->syms, mode, &t->features);
@@ -398,6 +412,8 @@ int tracer__open(struct tracer *t, enum drain_mode mode)
 	}
 	if (!err)
 		err = skip_check(t);
+	if (!err && t->cgname_load_err)
+		err = bpf_program__set_autoload(t->skel->progs.drainstat_name_cgroup, false);
 	if (err)
 		unload(t);
 	return err;
@@ -413,7 +429,8 @@ int tracer__load(struct tracer *t, unsigned int *fds_needed)
 	if (!err)
 		err = drainstat_bpf__load(t->skel);
 	err = load_error(err);
-	if (err && (retry_without_own(t, mode, err) || retry_without_check(t, err))) {
+	if (err && (retry_without_own(t, mode, err) || retry_without_check(t, err) ||
+		    retry_without_cgname(t, err))) {
 		unload(t);
 		err = tracer__open(t, mode);
 		return err ? err : tracer__load(t, fds_needed);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The tracer's insides, shared by its four files only: tracer.c (load,
+ * The tracer's insides, shared by its five files only: tracer.c (load,
  * attach, the slow-drain ring buffer, unload), tracer_plan.c (what a mode
- * loads and needs), tracer_read.c (the map readers) and tracer_check.c (the
- * check of the drains in flight against their callers).
+ * loads and needs), tracer_read.c (the map readers), tracer_check.c (the
+ * check of the drains in flight against their callers) and tracer_cgname.c
+ * (cgroups named by the kernel).
  */
 #ifndef TRACER_INT_H
 #define TRACER_INT_H
@@ -52,6 +53,7 @@ struct tracer {
 	struct tracer_symbols syms; /* tracer__set_symbols()'s */
 	int own_load_err;	    /* a load with the own local drain's programs failed: -errno */
 	int check_load_err;	    /* a load with the check of the callers failed: -errno */
+	int cgname_load_err;	    /* a load with the naming of cgroups failed: -errno */
 	struct bpf_link *links[MAX_LINKS];
 	int nr_links;
 	const struct work_state *works_area; /* the works array, mmapped read-only */

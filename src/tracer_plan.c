@@ -123,6 +123,8 @@ int tracer_configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 	if (!err)
 		err = bpf_program__set_autoload(skel->progs.drainstat_end_phantom, true);
 	if (!err)
+		err = bpf_program__set_autoload(skel->progs.drainstat_name_cgroup, true);
+	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.cpus, (__u32)nr_cpus);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.works, (__u32)nr_cpus);
