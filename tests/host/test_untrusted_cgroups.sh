@@ -11,6 +11,8 @@
 # drains are named by their whole path (so --prom-cgroup=unit puts them under
 # user@UID.service), no report and no -T event walks the tree (-v), and the
 # CPU time a report costs stays small whatever the user made.
+# 7. --prom-sites 3: four cgroups drain once and are removed; a unit that
+# drains more takes a place once they have been idle for 3 exports.
 set -u
 . tests/host/lib.sh
 
@@ -173,4 +175,35 @@ wait_drainstat
 expect_range "--prom-cgroup=unit: the hidden drains under user@$UNTRUSTED_UID.service" \
 	"$(prom_value "$PROM" "drainstat_drains_total{site=\"generic_fadvise\",cgroup=\"/$UNIT\"}")" 1 3
 
+# 7. four short-lived cgroups drain a few times and go; a unit drains more after them
+PROM=$TMPDIR_TEST/places.prom
+"$CAPPED" --prom "$PROM" --prom-sites 3 -c "$COMM" 0.2 2>"$PROM.err" &
+DS_PID=$!
+wait_until 20 test -s "$PROM"
+# drain_in CGROUP ROUNDS DATA: drainforce's ROUNDS in a new root-owned CGROUP, to their end
+drain_in() {
+	mkdir "$MNT/$SLICE/$1"
+	"$WORKLOADS/drainforce" -W -n "$2" -c "$COMM" "$3" >/dev/null 2>&1 &
+	WL=$!
+	wait_comm $WL "$COMM"
+	echo $WL >"$MNT/$SLICE/$1/cgroup.procs"
+	kill -USR1 $WL
+	wait $WL
+}
+for i in $(seq 4); do
+	drain_in "short$i.scope" 3 "$TMPDIR_TEST/data$i"
+	rmdir "$MNT/$SLICE/short$i.scope"
+done
+drain_in busy.service 60 "$TMPDIR_TEST/data9"
+BUSY="drainstat_drains_total{site=\"generic_fadvise\",cgroup=\"/$SLICE/busy.service\"}"
+grep '^drainstat_drains_total{' "$PROM" | sed 's/^/# before: /'
+wait_until 5 output_isnt "" prom_value "$PROM" "$BUSY"
+grep '^drainstat_drains_total{' "$PROM" | sed 's/^/# after: /'
+expect_range "7. --prom-sites 3: the unit that drained most has a place" \
+	"$(prom_value "$PROM" "$BUSY")" 4 60
+expect_range "7. --prom-sites 3: at most 3 places and other" \
+	"$(grep -c '^drainstat_drains_total{' "$PROM")" 1 4
+kill -INT $DS_PID
+wait_drainstat
+expect_eq "7. drainstat: exit 0" "$DS_RC" 0
 exit 0
