@@ -10,7 +10,8 @@
 # Then 8 new root-owned *.service cgroups drain: each is named, the user's
 # drains are named by their whole path (so --prom-cgroup=unit puts them under
 # user@UID.service), no report and no -T event walks the tree (-v), and the
-# CPU time a report costs stays small whatever the user made.
+# CPU time a report costs stays small whatever the user made. A path of 42
+# levels is named by its first and last 16 levels around "//...".
 # 7. --prom-sites 3: four cgroups drain once and are removed; a unit that
 # drains more takes a place once they have been idle for 3 exports.
 set -u
@@ -174,6 +175,28 @@ kill -INT $DS_PID
 wait_drainstat
 expect_range "--prom-cgroup=unit: the hidden drains under user@$UNTRUSTED_UID.service" \
 	"$(prom_value "$PROM" "drainstat_drains_total{site=\"generic_fadvise\",cgroup=\"/$UNIT\"}")" 1 3
+
+# a path of 42 levels, named by the kernel: its first 16 and last 16 levels around "//..."
+LONG=$MNT/$SLICE/deep
+mkdir "$LONG"
+for i in $(seq 40); do
+	LONG=$LONG/l$i
+	mkdir "$LONG"
+done
+"$WORKLOADS/drainforce" -W -n 3 -c "$COMM" "$TMPDIR_TEST/data10" >/dev/null 2>&1 &
+WL=$!
+wait_comm $WL "$COMM"
+echo $WL >"$LONG/cgroup.procs"
+"$CAPPED" -v -j -c "$COMM" 2>"$TMPDIR_TEST/long.err" >"$TMPDIR_TEST/long.json" &
+DS_PID=$!
+wait_attached "$TMPDIR_TEST/long.err" || fail "capped drainstat starts" "$(cat "$TMPDIR_TEST/long.err")"
+kill -USR1 $WL
+wait $WL
+kill -INT $DS_PID
+wait_drainstat
+WANT=/$SLICE/deep$(printf '/l%d' $(seq 14))//...$(printf '/l%d' $(seq 25 40))
+expect_eq "a path of 42 levels: its first and last 16, the levels between marked" \
+	"$(jq -r '.sites[] | .cgroup' "$TMPDIR_TEST/long.json" | sort -u)" "$WANT"
 
 # 7. four short-lived cgroups drain a few times and go; a unit drains more after them
 PROM=$TMPDIR_TEST/places.prom
