@@ -446,6 +446,9 @@ struct running_task {
 #define CGROUP_NAME_HEAD 16
 #define CGROUP_NAME_TAIL 16
 #define CGROUP_NAME_LEN	 256
+/* cgroup_parents: the parents of the cgroups removed last, so that a cgroup gone is named by its
+ * nearest living ancestor */
+#define CGROUP_PARENTS_MAX 8192
 
 struct cgroup_level {
 	__u64 id;    /* this level's cgroup id */

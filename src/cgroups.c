@@ -29,12 +29,14 @@
 
 /*
  * An id and its path; path NULL: gone (failed_ns 0: the kernel or a whole
- * walk did not find it), or not named at failed_ns. id 0 marks a free slot.
+ * walk did not find it), or not named at failed_ns; gone with a path: named
+ * by an ancestor. id 0 marks a free slot.
  */
 struct cg_entry {
 	__u64 id;
 	char *path;
 	__u64 failed_ns;
+	bool gone;
 };
 
 /* Open addressing over a power of two of slots, at most half of them used. */
@@ -47,8 +49,7 @@ struct cgroups {
 	char *root;
 	struct cg_table known;
 	unsigned int walks, asked;
-	cgroups_namer_fn namer; /* NULL: the tree is walked */
-	void *namer_arg;
+	struct cgroups_namer namer; /* name NULL: the tree is walked */
 	__u64 retry_ns;
 	struct cgroup_level levels[CGROUP_NAME_HEAD + CGROUP_NAME_TAIL]; /* the namer's answer */
 };
@@ -114,7 +115,7 @@ static int table_add_failed(struct cg_table *t, __u64 id, char *path, __u64 fail
 		return -ENOMEM;
 	}
 	i = slot_of(t, id);
-	t->slots[i] = (struct cg_entry){id, path, path ? 0 : failed_ns};
+	t->slots[i] = (struct cg_entry){id, path, path ? 0 : failed_ns, false};
 	t->nr++;
 	t->bytes += path ? strlen(path) + 1 : 0;
 	return 0;
@@ -123,6 +124,18 @@ static int table_add_failed(struct cg_table *t, __u64 id, char *path, __u64 fail
 static int table_add(struct cg_table *t, __u64 id, char *path)
 {
 	return table_add_failed(t, id, path, 0);
+}
+
+/* id's entry, gone, with its ancestor's name or none (path NULL). 0 or -ENOMEM. */
+static int table_add_gone(struct cg_table *t, __u64 id, char *path)
+{
+	struct cg_entry *e;
+	int err = table_add(t, id, path);
+
+	e = err ? NULL : table_find(t, id);
+	if (e)
+		e->gone = true;
+	return err;
 }
 
 static const char *table_path(const struct cg_table *t, __u64 id)
@@ -155,10 +168,9 @@ struct cgroups *cgroups__new(const char *root)
 	return cg;
 }
 
-void cgroups__name_by(struct cgroups *cg, cgroups_namer_fn fn, void *arg)
+void cgroups__name_by(struct cgroups *cg, const struct cgroups_namer *namer)
 {
-	cg->namer = fn;
-	cg->namer_arg = arg;
+	cg->namer = *namer;
 }
 
 void cgroups__set_retry(struct cgroups *cg, __u64 retry_ns)
@@ -170,7 +182,7 @@ bool cgroups__gone(const struct cgroups *cg, __u64 id)
 {
 	const struct cg_entry *e = cg ? table_find(&cg->known, id) : NULL;
 
-	return e && !e->path && !e->failed_ns;
+	return e && (e->gone || (!e->path && !e->failed_ns));
 }
 
 void cgroups__free(struct cgroups *cg)
@@ -340,6 +352,16 @@ static int keep_name(struct cg_table *t, __u64 id, const char *path)
 	return copy ? table_add(t, id, copy) : -ENOMEM;
 }
 
+/* e, named before, into t, gone as it was. 0 or -ENOMEM. */
+static int keep_entry(struct cg_table *t, const struct cg_entry *e)
+{
+	char *copy = strdup(e->path);
+
+	if (!copy)
+		return -ENOMEM;
+	return e->gone ? table_add_gone(t, e->id, copy) : table_add(t, e->id, copy);
+}
+
 /*
  * The path of the levels the kernel gave, top first: "/" for the root, the
  * levels left out between head and tail marked. NULL: ENOMEM.
@@ -371,16 +393,43 @@ static char *join_levels(const struct cgroup_level *levels, int nr)
 	return path;
 }
 
-/* id named by the kernel into t: its path, gone, or not named at now. 0 or -ENOMEM. */
+/*
+ * id, gone, named by its nearest ancestor the kernel still has, where it kept
+ * their parents: that ancestor's path, then "//cgroup:ID" (an empty
+ * component: no cgroup's name). NULL: none, or ENOMEM.
+ */
+static char *name_gone(struct cgroups *cg, __u64 id)
+{
+	int nr = -ENOENT, hop, max = (int)(sizeof(cg->levels) / sizeof(cg->levels[0]));
+	__u64 up = id;
+	char *ancestor, *path;
+
+	for (hop = 0; nr == -ENOENT && hop < CGROUPS_GONE_HOPS; hop++) {
+		if (!cg->namer.parent || cg->namer.parent(cg->namer.arg, up, &up))
+			return NULL;
+		cg->asked++;
+		nr = cg->namer.name(cg->namer.arg, up, cg->levels, max);
+	}
+	ancestor = nr >= 0 ? join_levels(cg->levels, nr > max ? max : nr) : NULL;
+	if (!ancestor)
+		return NULL;
+	if (asprintf(&path, "%s//cgroup:%llu", strcmp(ancestor, "/") ? ancestor : "",
+		     (unsigned long long)id) < 0)
+		path = NULL;
+	free(ancestor);
+	return path;
+}
+
+/* id named by the kernel into t: its path, its ancestor's, gone, or not named at now. */
 static int name_by_kernel(struct cgroups *cg, struct cg_table *t, __u64 id, __u64 now)
 {
 	int nr, max = (int)(sizeof(cg->levels) / sizeof(cg->levels[0]));
 	char *path;
 
 	cg->asked++;
-	nr = cg->namer(cg->namer_arg, id, cg->levels, max);
+	nr = cg->namer.name(cg->namer.arg, id, cg->levels, max);
 	if (nr == -ENOENT)
-		return table_add(t, id, NULL);
+		return table_add_gone(t, id, name_gone(cg, id));
 	if (nr < 0)
 		return table_add_failed(t, id, NULL, now);
 	path = join_levels(cg->levels, nr > max ? max : nr);
@@ -400,7 +449,7 @@ static int learn_from_kernel(struct cgroups *cg, const __u64 *ids, size_t n, __u
 			continue;
 		e = table_find(&cg->known, ids[i]);
 		if (e && e->path)
-			err = keep_name(&fresh, ids[i], e->path);
+			err = keep_entry(&fresh, e);
 		else if (e && !unknown(&cg->known, ids[i], now, cg->retry_ns))
 			err = table_add_failed(&fresh, ids[i], NULL, e->failed_ns);
 		else
@@ -446,7 +495,7 @@ int cgroups__learn(struct cgroups *cg, const __u64 *ids, size_t n)
 
 	if (!any_unknown(cg, ids, n, now))
 		return 0;
-	if (cg->namer)
+	if (cg->namer.name)
 		return learn_from_kernel(cg, ids, n, now);
 	cg->walks++;
 	err = walk(cg->root, &w);

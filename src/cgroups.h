@@ -33,12 +33,20 @@
 struct cgroups;
 struct cgroup_level;
 
-/*
- * Names cgroup id as the kernel does (tracer__name_cgroup()): its path's
- * levels, top first, at most max; how many, -ENOENT if the cgroup is gone,
- * or -errno.
- */
-typedef int (*cgroups_namer_fn)(void *arg, __u64 id, struct cgroup_level *levels, int max);
+/* How the kernel names cgroups (the tracer's). */
+struct cgroups_namer {
+	/*
+	 * id's path's levels, top first, at most max (tracer__name_cgroup()):
+	 * how many, -ENOENT if the cgroup is gone, or -errno
+	 */
+	int (*name)(void *arg, __u64 id, struct cgroup_level *levels, int max);
+	/* the parent of id, a cgroup removed (tracer__cgroup_parent()): 0 or -errno */
+	int (*parent)(void *arg, __u64 id, __u64 *parent);
+	void *arg;
+};
+
+/* A cgroup gone is named by its nearest ancestor still there within this many levels. */
+#define CGROUPS_GONE_HOPS 8
 
 /*
  * The first cgroup2 mount of a mountinfo file (/proc/self/mountinfo) into
@@ -62,12 +70,14 @@ void cgroups__free(struct cgroups *cg);
 int cgroups__learn(struct cgroups *cg, const __u64 *ids, size_t n);
 
 /*
- * From now on ids are named by fn (the kernel), and the tree is not walked: a
- * cgroup's name is its own levels' names, whatever the rest of the tree
- * holds. A path deeper than CGROUP_NAME_HEAD + CGROUP_NAME_TAIL levels has
- * those between left out, marked CGROUPS_ELIDED.
+ * From now on ids are named by namer (the kernel), and the tree is not
+ * walked: a cgroup's name is its own levels' names, whatever the rest of the
+ * tree holds. A path deeper than CGROUP_NAME_HEAD + CGROUP_NAME_TAIL levels
+ * has those between left out, marked CGROUPS_ELIDED. A cgroup gone is named
+ * by its nearest ancestor still there, "ANCESTOR//cgroup:ID", where the
+ * kernel kept its parents; else "cgroup:ID" (model_cgroup_name()).
  */
-void cgroups__name_by(struct cgroups *cg, cgroups_namer_fn fn, void *arg);
+void cgroups__name_by(struct cgroups *cg, const struct cgroups_namer *namer);
 
 /*
  * An id that could not be named (the walk was cut before it, the kernel

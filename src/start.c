@@ -143,6 +143,11 @@ static int name_by_kernel(void *tracer, __u64 id, struct cgroup_level *levels, i
 	return tracer__name_cgroup(tracer, id, levels, max);
 }
 
+static int parent_by_kernel(void *tracer, __u64 id, __u64 *parent)
+{
+	return tracer__cgroup_parent(tracer, id, parent);
+}
+
 /* cg's ids named by the kernel where it can; those not named asked again each interval. */
 static void name_cgroups(struct session *s, struct cgroups *cg)
 {
@@ -151,7 +156,8 @@ static void name_cgroups(struct session *s, struct cgroups *cg)
 	if (s->opts->interval_ns)
 		cgroups__set_retry(cg, s->opts->interval_ns);
 	if (tracer__names_cgroups(s->tracer))
-		cgroups__name_by(cg, name_by_kernel, s->tracer);
+		cgroups__name_by(
+		    cg, &(struct cgroups_namer){name_by_kernel, parent_by_kernel, s->tracer});
 }
 
 int start__tracer(struct session *s)

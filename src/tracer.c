@@ -214,6 +214,8 @@ static void unload(struct tracer *t)
 	t->slow = NULL;
 	bpf_link__destroy(t->check_link);
 	t->check_link = NULL;
+	bpf_link__destroy(t->rmdir_link);
+	t->rmdir_link = NULL;
 	while (t->nr_links > 0)
 		bpf_link__destroy(t->links[--t->nr_links]);
 	/* the events once no link holds them */
@@ -414,6 +416,8 @@ int tracer__open(struct tracer *t, enum drain_mode mode)
 		err = skip_check(t);
 	if (!err && t->cgname_load_err)
 		err = bpf_program__set_autoload(t->skel->progs.drainstat_name_cgroup, false);
+	if (!err && t->cgname_load_err)
+		err = bpf_program__set_autoload(t->skel->progs.drainstat_cgroup_rmdir, false);
 	if (err)
 		unload(t);
 	return err;
@@ -454,6 +458,9 @@ int tracer__attach(struct tracer *t)
 	/* without it the drains in flight are shown unverified: said by -v and the features */
 	if (!err && !t->check_load_err)
 		t->features.check_err = tracer_attach_check(t);
+	/* without it a cgroup removed before a report names it is shown by its id alone */
+	if (!err && !t->cgname_load_err)
+		t->features.cgname_rmdir_err = tracer_attach_cgname(t);
 	if (!err && t->features.mode == MODE_KPROBE)
 		t->features.kret_missed_known = !tracer_kretprobe_missed(t, &missed);
 	if (!err)

@@ -89,6 +89,8 @@ struct tracer_features {
 	int check_err;
 	/* -errno if the kernel's naming of cgroups (a cgroup iterator) was refused, else 0 */
 	int cgname_err;
+	/* -errno if its hook on removed cgroups did not attach, else 0 */
+	int cgname_rmdir_err;
 	/*
 	 * kprobe mode's kretprobes: made through tracefs kprobe_events at
 	 * kret_dir, with kret_maxactive instances on the functions callers sleep
@@ -197,6 +199,8 @@ bool tracer__names_cgroups(const struct tracer *t);
  * the cgroup is gone, -EOPNOTSUPP without the iterator, or -errno.
  */
 int tracer__name_cgroup(struct tracer *t, __u64 id, struct cgroup_level *levels, int max);
+/* The parent of cgroup id, removed since drainstat attached: 0, or -ENOENT when not known. */
+int tracer__cgroup_parent(struct tracer *t, __u64 id, __u64 *parent);
 /* -T: fn gets each slow drain; the fd polls readable when some are waiting. */
 int tracer__watch_slow(struct tracer *t, slow_drain_fn fn, void *arg);
 int tracer__slow_fd(const struct tracer *t);

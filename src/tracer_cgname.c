@@ -35,6 +35,21 @@ static int read_levels(int fd, struct cgroup_level *levels, int max)
 	return (int)(got / sizeof(*levels));
 }
 
+int tracer_attach_cgname(struct tracer *t)
+{
+	t->rmdir_link = bpf_program__attach(t->skel->progs.drainstat_cgroup_rmdir);
+	return t->rmdir_link ? 0 : -errno;
+}
+
+int tracer__cgroup_parent(struct tracer *t, __u64 id, __u64 *parent)
+{
+	if (!t->rmdir_link)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.cgroup_parents), &id, parent))
+		return -errno;
+	return 0;
+}
+
 bool tracer__names_cgroups(const struct tracer *t)
 {
 	return t->skel && bpf_program__fd(t->skel->progs.drainstat_name_cgroup) >= 0;

@@ -67,6 +67,7 @@ struct tracer {
 	void *slow_arg;
 	__u64 skipped;		      /* CNT_SKIPPED as last read: it never goes back */
 	struct bpf_link *check_link;  /* drainstat_check_callers, NULL if the kernel refused it */
+	struct bpf_link *rmdir_link;  /* drainstat_cgroup_rmdir, NULL if the kernel refused it */
 	struct caller_check *checks;  /* its records as last read, by tid */
 	size_t nr_checks, checks_cap; /* at most one a drain the drains map holds */
 	/* kprobe mode: the kretprobes made through tracefs, NULL on the PMU's */
@@ -93,6 +94,8 @@ int tracer_kretprobe_missed(const struct tracer *t, __u64 *missed);
 int tracer_read_ips(const struct bpf_map *map, __s32 id, __u64 *ips, int *nr);
 /* The check of the callers (tracer_check.c): its iterator attached, 0 or -errno. */
 int tracer_attach_check(struct tracer *t);
+/* The hook on removed cgroups attached (tracer_cgname.c): 0 or -errno. */
+int tracer_attach_cgname(struct tracer *t);
 /* Each drain of snap's checked against its caller: snap_drain.caller and check. 0 or -errno. */
 int tracer_check_callers(struct tracer *t, struct snapshot *snap);
 /* The readers' buffers, mappings and stack copies, freed. */

@@ -10,8 +10,9 @@
 # Then 8 new root-owned *.service cgroups drain: each is named, the user's
 # drains are named by their whole path (so --prom-cgroup=unit puts them under
 # user@UID.service), no report and no -T event walks the tree (-v), and the
-# CPU time a report costs stays small whatever the user made. A path of 42
-# levels is named by its first and last 16 levels around "//...".
+# CPU time a report costs stays small whatever the user made. A cgroup of the
+# user's removed before a report names it is named by its parent. A path of
+# 42 levels is named by its first and last 16 levels around "//...".
 # 7. --prom-sites 3: four cgroups drain once and are removed; a unit that
 # drains more takes a place once they have been idle for 3 exports.
 set -u
@@ -175,6 +176,28 @@ kill -INT $DS_PID
 wait_drainstat
 expect_range "--prom-cgroup=unit: the hidden drains under user@$UNTRUSTED_UID.service" \
 	"$(prom_value "$PROM" "drainstat_drains_total{site=\"generic_fadvise\",cgroup=\"/$UNIT\"}")" 1 3
+
+# a cgroup of the user's that drains and is removed before a report names it:
+# named by its parent (user@UID.service), so --prom-cgroup=unit puts it there
+PROM=$TMPDIR_TEST/gone.prom
+"$CAPPED" --prom "$PROM" -c "$COMM" 1 2>"$PROM.err" &
+DS_PID=$!
+wait_until 20 test -s "$PROM"
+"$WORKLOADS/drainforce" -W -n 3 -c "$COMM" "$TMPDIR_TEST/u/data3" >/dev/null 2>&1 &
+WL=$!
+wait_comm $WL "$COMM"
+as_untrusted mkdir "$MNT/$UNIT/gone1"
+echo $WL >"$MNT/$UNIT/gone1/cgroup.procs"
+kill -USR1 $WL
+wait $WL
+as_untrusted rmdir "$MNT/$UNIT/gone1"
+check "the user's cgroup removed" test ! -e "$MNT/$UNIT/gone1"
+sleep 1.5
+kill -INT $DS_PID
+wait_drainstat
+expect_range "a cgroup removed before a report: its drains under user@$UNTRUSTED_UID.service" \
+	"$(prom_value "$PROM" "drainstat_drains_total{site=\"generic_fadvise\",cgroup=\"/$UNIT\"}")" 1 3
+check "a cgroup removed before a report: no label by id" bash -c "! grep -q 'cgroup=\"cgroup:' '$PROM'"
 
 # a path of 42 levels, named by the kernel: its first 16 and last 16 levels around "//..."
 LONG=$MNT/$SLICE/deep

@@ -250,7 +250,7 @@ static void test_kernel_names(void)
 	CHECK(cg != NULL);
 	if (!cg)
 		return;
-	cgroups__name_by(cg, fake_namer, &asked);
+	cgroups__name_by(cg, &(struct cgroups_namer){.name = fake_namer, .arg = &asked});
 	cgroups__set_retry(cg, 3600000000000ULL);
 	CHECK(cgroups__learn(cg, ids, 5) == 0);
 	CHECK(cgroups__walks(cg) == 0 && asked == 5 && cgroups__asked(cg) == 5);
@@ -266,6 +266,49 @@ static void test_kernel_names(void)
 	cgroups__set_retry(cg, 0);
 	CHECK(cgroups__learn(cg, ids, 5) == 0);
 	CHECK(asked == 6 && cgroups__walks(cg) == 0);
+	cgroups__free(cg);
+}
+
+/* The parents the kernel kept of cgroups removed: 500 in 501, 501 in 100, 600 in the root (1). */
+static int fake_parent(void *arg, __u64 id, __u64 *parent)
+{
+	(void)arg;
+	*parent = id == 500 ? 501 : id == 501 ? 100 : id == 600 ? 1 : 0;
+	return *parent ? 0 : -ENOENT;
+}
+
+static int fake_namer_gone(void *arg, __u64 id, struct cgroup_level *levels, int max)
+{
+	return id == 501 || id == 500 || id == 600 || id == 700 ? (++*(int *)arg, -ENOENT)
+								: fake_namer(arg, id, levels, max);
+}
+
+/*
+ * A cgroup gone before it was named: by its nearest ancestor still there, up
+ * the parents the kernel kept (--prom-cgroup=unit then puts it under its
+ * unit); by id where none is known. Gone either way, and not asked again.
+ */
+static void test_kernel_names_gone(void)
+{
+	struct cgroups *cg = cgroups__new("/nonexistent/cgroup");
+	__u64 ids[] = {500, 600, 700};
+	const char *path;
+	int asked = 0;
+
+	CHECK(cg != NULL);
+	if (!cg)
+		return;
+	cgroups__name_by(cg, &(struct cgroups_namer){fake_namer_gone, fake_parent, &asked});
+	CHECK(cgroups__learn(cg, ids, 3) == 0);
+	path = cgroups__path(cg, 500);
+	CHECK_STR(path, "/system.slice/backup.service//cgroup:500");
+	CHECK(path && cgroups__unit(path) == strlen("/system.slice/backup.service"));
+	CHECK_STR(cgroups__path(cg, 600), "//cgroup:600");
+	CHECK(cgroups__path(cg, 700) == NULL);
+	CHECK(cgroups__gone(cg, 500) && cgroups__gone(cg, 600) && cgroups__gone(cg, 700));
+	CHECK(asked == 6 && cgroups__asked(cg) == 6);
+	CHECK(cgroups__learn(cg, ids, 3) == 0);
+	CHECK(asked == 6);
 	cgroups__free(cg);
 }
 
@@ -423,6 +466,7 @@ int main(void)
 	RUN(test_name_in_flight);
 	RUN(test_no_root);
 	RUN(test_kernel_names);
+	RUN(test_kernel_names_gone);
 	RUN(test_walk_retry);
 	RUN(test_shorten);
 	RUN(test_unit);
