@@ -325,6 +325,11 @@ static bool retry_without_cgname(struct tracer *t, int err)
 	if (t->cgname_load_err || probe__short_of_resources(err))
 		return false;
 	t->cgname_load_err = err;
+	/* the check, left out first, may have been refused for this one's failure: tried again */
+	if (t->check_load_err && !t->check_tried_again) {
+		t->check_load_err = 0;
+		t->check_tried_again = true;
+	}
 	return true;
 }
 

@@ -54,6 +54,7 @@ struct tracer {
 	int own_load_err;	    /* a load with the own local drain's programs failed: -errno */
 	int check_load_err;	    /* a load with the check of the callers failed: -errno */
 	int cgname_load_err;	    /* a load with the naming of cgroups failed: -errno */
+	bool check_tried_again;	    /* the check loaded again once the naming was left out */
 	struct bpf_link *links[MAX_LINKS];
 	int nr_links;
 	const struct work_state *works_area; /* the works array, mmapped read-only */
