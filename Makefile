@@ -81,9 +81,10 @@ $(OUT)/%.bpf.o: bpf/%.bpf.c | $(OUT)
 $(OUT)/%.skel.h: $(OUT)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $*_bpf > $@
 
-# running.bpf.c's program is linked into drainstat's object, not loaded as one
-# of its own: libbpf parses the kernel's 5.5 MB of BTF once an object it loads.
-$(OUT)/drainstat.linked.bpf.o: $(OUT)/drainstat.bpf.o $(OUT)/running.bpf.o
+# running.bpf.c's and cgname.bpf.c's programs are linked into drainstat's
+# object, not loaded as ones of their own: libbpf parses the kernel's 5.5 MB of
+# BTF once an object it loads.
+$(OUT)/drainstat.linked.bpf.o: $(OUT)/drainstat.bpf.o $(OUT)/running.bpf.o $(OUT)/cgname.bpf.o
 	$(BPFTOOL) gen object $@ $^
 
 $(OUT)/drainstat.skel.h: $(OUT)/drainstat.linked.bpf.o

@@ -459,6 +459,26 @@ struct running_task {
 	char comm[DRAINSTAT_COMM_LEN];
 };
 
+/*
+ * One level of a cgroup's path as the kernel names it (drainstat_name_cgroup):
+ * its top CGROUP_NAME_HEAD levels under the root and its last
+ * CGROUP_NAME_TAIL, top first; a path deeper than both has the levels between
+ * left out. A name longer than the kernel allows (255) is cut.
+ */
+#define CGROUP_NAME_HEAD 16
+#define CGROUP_NAME_TAIL 16
+#define CGROUP_NAME_LEN	 256
+/* cgroup_parents: the parents of the cgroups removed last, so that a cgroup gone is named by its
+ * nearest living ancestor */
+#define CGROUP_PARENTS_MAX 8192
+
+struct cgroup_level {
+	__u64 id;    /* this level's cgroup id */
+	__u32 level; /* its depth: 1 under the root */
+	__u32 len;   /* of name, without its NUL */
+	char name[CGROUP_NAME_LEN];
+};
+
 /* Counters of events not measured as they should be; every one is shown. */
 enum drainstat_counter {
 	CNT_WORK_MAP_FULL,    /* a queued work could not be tracked */

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cgroup v2 ids named by their paths. On 64-bit kernels a cgroup's id is its
+ * cgroup v2 ids named by their paths: by the kernel where it can
+ * (cgroups__name_by(): the cgroup's own levels' names, read from kernfs by a
+ * cgroup iterator, so nothing a user makes elsewhere in the tree can hide a
+ * name or slow it), else by a walk of the tree. On 64-bit kernels a cgroup's id is its
  * directory's inode number (kernfs), so an id is found by walking the tree and
  * reading inodes: no open_by_handle_at(), which needs CAP_DAC_READ_SEARCH, and
  * cgroupfs directories are readable by all. The tree holds names chosen by
@@ -18,14 +21,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 #include <sys/stat.h>
 
 #include "cgroups.h"
+#include "drainstat.h"
 
-/* An id and its path; path NULL: gone (a walk did not find it). id 0 marks a free slot. */
+/*
+ * An id and its path; path NULL: gone (failed_ns 0: the kernel or a whole
+ * walk did not find it), or not named at failed_ns; gone with a path: named
+ * by an ancestor. id 0 marks a free slot.
+ */
 struct cg_entry {
 	__u64 id;
 	char *path;
+	__u64 failed_ns;
+	bool gone;
 };
 
 /* Open addressing over a power of two of slots, at most half of them used. */
@@ -37,7 +48,10 @@ struct cg_table {
 struct cgroups {
 	char *root;
 	struct cg_table known;
-	unsigned int walks;
+	unsigned int walks, asked;
+	struct cgroups_namer namer; /* name NULL: the tree is walked */
+	__u64 retry_ns;
+	struct cgroup_level levels[CGROUP_NAME_HEAD + CGROUP_NAME_TAIL]; /* the namer's answer */
 };
 
 /* One walk: the table it fills, and whether it saw the whole tree. */
@@ -84,8 +98,11 @@ static int table_grow(struct cg_table *t)
 	return 0;
 }
 
-/* id's entry with path (taken: freed with the table), unless id has one. 0 or -ENOMEM. */
-static int table_add(struct cg_table *t, __u64 id, char *path)
+/*
+ * id's entry with path (taken: freed with the table), unless id has one;
+ * without a path, failed_ns tells gone (0) from not named. 0 or -ENOMEM.
+ */
+static int table_add_failed(struct cg_table *t, __u64 id, char *path, __u64 failed_ns)
 {
 	size_t i;
 
@@ -98,10 +115,27 @@ static int table_add(struct cg_table *t, __u64 id, char *path)
 		return -ENOMEM;
 	}
 	i = slot_of(t, id);
-	t->slots[i] = (struct cg_entry){id, path};
+	t->slots[i] = (struct cg_entry){id, path, path ? 0 : failed_ns, false};
 	t->nr++;
 	t->bytes += path ? strlen(path) + 1 : 0;
 	return 0;
+}
+
+static int table_add(struct cg_table *t, __u64 id, char *path)
+{
+	return table_add_failed(t, id, path, 0);
+}
+
+/* id's entry, gone, with its ancestor's name or none (path NULL). 0 or -ENOMEM. */
+static int table_add_gone(struct cg_table *t, __u64 id, char *path)
+{
+	struct cg_entry *e;
+	int err = table_add(t, id, path);
+
+	e = err ? NULL : table_find(t, id);
+	if (e)
+		e->gone = true;
+	return err;
 }
 
 static const char *table_path(const struct cg_table *t, __u64 id)
@@ -129,7 +163,26 @@ struct cgroups *cgroups__new(const char *root)
 		free(cg);
 		cg = NULL;
 	}
+	if (cg)
+		cg->retry_ns = 1000000000ULL;
 	return cg;
+}
+
+void cgroups__name_by(struct cgroups *cg, const struct cgroups_namer *namer)
+{
+	cg->namer = *namer;
+}
+
+void cgroups__set_retry(struct cgroups *cg, __u64 retry_ns)
+{
+	cg->retry_ns = retry_ns;
+}
+
+bool cgroups__gone(const struct cgroups *cg, __u64 id)
+{
+	const struct cg_entry *e = cg ? table_find(&cg->known, id) : NULL;
+
+	return e && (e->gone || (!e->path && !e->failed_ns));
 }
 
 void cgroups__free(struct cgroups *cg)
@@ -156,13 +209,27 @@ unsigned int cgroups__walks(const struct cgroups *cg)
 	return cg->walks;
 }
 
+unsigned int cgroups__asked(const struct cgroups *cg)
+{
+	return cg->asked;
+}
+
+/* Now, for the retries of ids not named; never 0 (0 marks a cgroup gone). */
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec + 1;
+}
+
 /* parent + "/" + name, the root's children without a double slash; NULL: ENOMEM or too long. */
 static char *child_path(const char *parent, const char *name)
 {
 	size_t lp = strcmp(parent, "/") ? strlen(parent) : 0, ln = strlen(name);
 	char *p;
 
-	if (lp + 1 + ln >= 4096) /* PATH_MAX: no path of the tree is longer */
+	if (lp + 1 + ln >= CGROUPS_PATH_MAX)
 		return NULL;
 	p = malloc(lp + ln + 2);
 	if (p) {
@@ -258,13 +325,21 @@ static int walk(const char *root, struct cg_walk *w)
 	return 0;
 }
 
-/* Whether one of ids is not in t. */
-static bool any_unknown(const struct cg_table *t, const __u64 *ids, size_t n)
+/* Whether id is to be named: not in t, or not named for retry_ns. */
+static bool unknown(const struct cg_table *t, __u64 id, __u64 now, __u64 retry_ns)
+{
+	const struct cg_entry *e = table_find(t, id);
+
+	return id && (!e || (e->failed_ns && now - e->failed_ns >= retry_ns));
+}
+
+/* Whether one of ids is to be named. */
+static bool any_unknown(const struct cgroups *cg, const __u64 *ids, size_t n, __u64 now)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (ids[i] && !table_find(t, ids[i]))
+		if (unknown(&cg->known, ids[i], now, cg->retry_ns))
 			return true;
 	return false;
 }
@@ -277,34 +352,158 @@ static int keep_name(struct cg_table *t, __u64 id, const char *path)
 	return copy ? table_add(t, id, copy) : -ENOMEM;
 }
 
+/* e, named before, into t, gone as it was. 0 or -ENOMEM. */
+static int keep_entry(struct cg_table *t, const struct cg_entry *e)
+{
+	char *copy = strdup(e->path);
+
+	if (!copy)
+		return -ENOMEM;
+	return e->gone ? table_add_gone(t, e->id, copy) : table_add(t, e->id, copy);
+}
+
+/*
+ * The path of the levels the kernel gave, top first: "/" for the root, the
+ * levels left out between head and tail marked. NULL: ENOMEM.
+ */
+static char *join_levels(const struct cgroup_level *levels, int nr)
+{
+	size_t size = 2, at = 0, len;
+	char *path;
+	int i;
+
+	for (i = 0; i < nr; i++)
+		size += 1 + sizeof(CGROUPS_ELIDED) + levels[i].len;
+	path = malloc(size);
+	if (!path)
+		return NULL;
+	for (i = 0; i < nr; i++) {
+		if (levels[i].level != (i ? levels[i - 1].level + 1 : 1)) {
+			memcpy(path + at, CGROUPS_ELIDED, sizeof(CGROUPS_ELIDED) - 1);
+			at += sizeof(CGROUPS_ELIDED) - 1;
+		}
+		len = levels[i].len < CGROUP_NAME_LEN ? levels[i].len : CGROUP_NAME_LEN - 1;
+		path[at++] = '/';
+		memcpy(path + at, levels[i].name, len);
+		at += len;
+	}
+	if (!at)
+		path[at++] = '/';
+	path[at] = '\0';
+	return path;
+}
+
+/*
+ * id, gone, named by its nearest ancestor the kernel still has, where it kept
+ * their parents: that ancestor's path, then "//cgroup:ID" (an empty
+ * component: no cgroup's name). NULL: none, or ENOMEM.
+ */
+static char *name_gone(struct cgroups *cg, __u64 id)
+{
+	int nr = -ENOENT, hop, max = (int)(sizeof(cg->levels) / sizeof(cg->levels[0]));
+	__u64 up = id;
+	char *ancestor, *path;
+
+	for (hop = 0; nr == -ENOENT && hop < CGROUPS_GONE_HOPS; hop++) {
+		if (!cg->namer.parent || cg->namer.parent(cg->namer.arg, up, &up))
+			return NULL;
+		cg->asked++;
+		nr = cg->namer.name(cg->namer.arg, up, cg->levels, max);
+	}
+	ancestor = nr >= 0 ? join_levels(cg->levels, nr > max ? max : nr) : NULL;
+	if (!ancestor)
+		return NULL;
+	if (asprintf(&path, "%s//cgroup:%llu", strcmp(ancestor, "/") ? ancestor : "",
+		     (unsigned long long)id) < 0)
+		path = NULL;
+	free(ancestor);
+	return path;
+}
+
+/* id named by the kernel into t: its path, its ancestor's, gone, or not named at now. */
+static int name_by_kernel(struct cgroups *cg, struct cg_table *t, __u64 id, __u64 now)
+{
+	int nr, max = (int)(sizeof(cg->levels) / sizeof(cg->levels[0]));
+	char *path;
+
+	cg->asked++;
+	nr = cg->namer.name(cg->namer.arg, id, cg->levels, max);
+	if (nr == -ENOENT)
+		return table_add_gone(t, id, name_gone(cg, id));
+	if (nr < 0)
+		return table_add_failed(t, id, NULL, now);
+	path = join_levels(cg->levels, nr > max ? max : nr);
+	return path ? table_add(t, id, path) : -ENOMEM;
+}
+
+/* ids named by the kernel where not known: no walk, each its own levels' cost. */
+static int learn_from_kernel(struct cgroups *cg, const __u64 *ids, size_t n, __u64 now)
+{
+	struct cg_table fresh = {};
+	struct cg_entry *e;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		if (!ids[i] || table_find(&fresh, ids[i]))
+			continue;
+		e = table_find(&cg->known, ids[i]);
+		if (e && e->path)
+			err = keep_entry(&fresh, e);
+		else if (e && !unknown(&cg->known, ids[i], now, cg->retry_ns))
+			err = table_add_failed(&fresh, ids[i], NULL, e->failed_ns);
+		else
+			err = name_by_kernel(cg, &fresh, ids[i], now);
+	}
+	table_free(&cg->known);
+	cg->known = fresh;
+	return err;
+}
+
+/*
+ * ids the walk did not find into fresh: a name known before is kept; an id
+ * the whole tree lacks is gone; one a cut walk did not reach is not named at
+ * now, and not walked for again for retry_ns.
+ */
+static int walk_missed(struct cgroups *cg, const struct cg_walk *w, const __u64 *ids, size_t n,
+		       __u64 now)
+{
+	struct cg_entry *e;
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		if (!ids[i] || table_find(w->t, ids[i]))
+			continue;
+		e = table_find(&cg->known, ids[i]);
+		if (e && e->path)
+			err = keep_name(w->t, ids[i], e->path);
+		else if ((e && !e->failed_ns) || !w->cut)
+			err = table_add(w->t, ids[i], NULL);
+		else
+			err = table_add_failed(w->t, ids[i], NULL, now);
+	}
+	return err;
+}
+
 int cgroups__learn(struct cgroups *cg, const __u64 *ids, size_t n)
 {
 	struct cg_table fresh = {};
 	struct cg_walk w = {.t = &fresh};
-	struct cg_entry *e;
-	size_t i;
+	__u64 now = now_ns();
 	int err;
 
-	if (!any_unknown(&cg->known, ids, n))
+	if (!any_unknown(cg, ids, n, now))
 		return 0;
+	if (cg->namer.name)
+		return learn_from_kernel(cg, ids, n, now);
 	cg->walks++;
 	err = walk(cg->root, &w);
 	if (err) {
 		table_free(&fresh);
 		return err;
 	}
-	for (i = 0; i < n; i++) {
-		if (!ids[i] || table_find(&fresh, ids[i]))
-			continue;
-		/* a name known before is kept; an id the whole tree lacks is gone */
-		e = table_find(&cg->known, ids[i]);
-		if (e && e->path)
-			err = keep_name(&fresh, ids[i], e->path);
-		else if (e || !w.cut)
-			err = table_add(&fresh, ids[i], NULL);
-		if (err)
-			break;
-	}
+	err = walk_missed(cg, &w, ids, n, now);
 	table_free(&cg->known);
 	cg->known = fresh;
 	return err;

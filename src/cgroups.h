@@ -8,6 +8,7 @@
 #ifndef CGROUPS_H
 #define CGROUPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 
@@ -20,8 +21,32 @@
 #define CGROUPS_WALK_MAX   65536
 #define CGROUPS_PATHS_MAX  (16 << 20)
 #define CGROUPS_FDS_MAX	   CGROUPS_WALK_DEPTH
+/* A path the walk names is this long at most (openat() needs no PATH_MAX) */
+#define CGROUPS_PATH_MAX 65536
+
+/*
+ * The mark of a path's levels left out (a path deeper than the kernel's
+ * naming gives): an empty component, which no path has, then "...".
+ */
+#define CGROUPS_ELIDED "//..."
 
 struct cgroups;
+struct cgroup_level;
+
+/* How the kernel names cgroups (the tracer's). */
+struct cgroups_namer {
+	/*
+	 * id's path's levels, top first, at most max (tracer__name_cgroup()):
+	 * how many, -ENOENT if the cgroup is gone, or -errno
+	 */
+	int (*name)(void *arg, __u64 id, struct cgroup_level *levels, int max);
+	/* the parent of id, a cgroup removed (tracer__cgroup_parent()): 0 or -errno */
+	int (*parent)(void *arg, __u64 id, __u64 *parent);
+	void *arg;
+};
+
+/* A cgroup gone is named by its nearest ancestor still there within this many levels. */
+#define CGROUPS_GONE_HOPS 8
 
 /*
  * The first cgroup2 mount of a mountinfo file (/proc/self/mountinfo) into
@@ -44,6 +69,25 @@ void cgroups__free(struct cgroups *cg);
  */
 int cgroups__learn(struct cgroups *cg, const __u64 *ids, size_t n);
 
+/*
+ * From now on ids are named by namer (the kernel), and the tree is not
+ * walked: a cgroup's name is its own levels' names, whatever the rest of the
+ * tree holds. A path deeper than CGROUP_NAME_HEAD + CGROUP_NAME_TAIL levels
+ * has those between left out, marked CGROUPS_ELIDED. A cgroup gone is named
+ * by its nearest ancestor still there, "ANCESTOR//cgroup:ID", where the
+ * kernel kept its parents; else "cgroup:ID" (model_cgroup_name()).
+ */
+void cgroups__name_by(struct cgroups *cg, const struct cgroups_namer *namer);
+
+/*
+ * An id that could not be named (the walk was cut before it, the kernel
+ * failed) is not asked again for retry_ns (a report's interval): 1 s unless set.
+ */
+void cgroups__set_retry(struct cgroups *cg, __u64 retry_ns);
+
+/* Whether id is known gone: the kernel or a whole walk did not find it. */
+bool cgroups__gone(const struct cgroups *cg, __u64 id);
+
 /* The root given to cgroups__new(); NULL for cg NULL. */
 const char *cgroups__root(const struct cgroups *cg);
 
@@ -52,6 +96,8 @@ const char *cgroups__path(const struct cgroups *cg, __u64 id);
 
 /* Walks of the tree so far (tests: one per learn with an id unknown). */
 unsigned int cgroups__walks(const struct cgroups *cg);
+/* Ids asked of the kernel so far (cgroups__name_by()). */
+unsigned int cgroups__asked(const struct cgroups *cg);
 
 /*
  * text (an escaped path: ASCII) cut to width columns: the last components

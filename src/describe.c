@@ -109,6 +109,16 @@ static void note_failed_hooks(struct session *s, const struct tracer_features *f
 	if (f->nr_detached)
 		note(s, "%d hook%s of those features detached again: none runs half a feature",
 		     f->nr_detached, f->nr_detached == 1 ? "" : "s");
+	if (f->cgname_err)
+		note(s,
+		     "the naming of cgroups by the kernel (a cgroup iterator) refused (%s): "
+		     "cgroups are named by a walk of the tree",
+		     strerror(-f->cgname_err));
+	if (f->cgname_rmdir_err)
+		note(s,
+		     "the hook on removed cgroups (tp_btf/cgroup_rmdir) not attached (%s): "
+		     "a cgroup removed before a report names it is shown by its id",
+		     strerror(-f->cgname_rmdir_err));
 	if (f->check_err)
 		note(s,
 		     "the check of the drains in flight (a task iterator) refused (%s): "

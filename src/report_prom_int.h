@@ -37,6 +37,8 @@ struct prom_seen {
 	char *cgroup; /* its cgroup label, NULL without one */
 	size_t cgroup_len;
 	bool kept;
+	unsigned int idle; /* exports in a row it did not drain in */
+	__u64 drains_seen; /* its drains and works at the last export */
 	/* what the last export showed of it: no series goes below */
 	__u64 last_count[SITE_COUNTS];
 	struct prom_series last[SITE_HISTS];

@@ -8,15 +8,21 @@
  * The places go to the sites that drain: a site takes a label of its own at
  * its first drain (or work), largest wait first, while places are left; one
  * with local drains alone (every unit that execs has some) waits in "other",
- * so that they never take the places before the drains come.
+ * so that they never take the places before the drains come. Once none is
+ * left, a site that drains (since the export before), or has drained more (a
+ * longer total wait), takes the place of one that has not drained for
+ * PROM_PLACE_IDLE exports: a cgroup removed, a unit stopped, gives its place
+ * back, and short-lived cgroups cannot hold the places from the units that
+ * drain.
  *
  * Counters must never go down, and two things could make them: a site that
  * leaves "other" for a label of its own (at its first drain) takes its counts
  * out of "other"; and a wait taken back in tracepoint mode (wait_revised)
  * moves a sample to a higher bucket, so the series between the two go down by
- * one. With a prom_memory a site keeps the label it was given at its first
- * drain, and each series, "other"'s with them, holds its last value until the
- * truth passes it again (the sample is late, not lost).
+ * one; a site that gives its place back puts its counts into "other". With a
+ * prom_memory each series, "other"'s with them and that of a site that takes
+ * a place again, holds its last value until the truth passes it again (the
+ * sample is late, not lost).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -27,6 +33,9 @@
 #include "grow.h"
 #include "hist.h"
 #include "report_prom_int.h"
+
+/* A site with a place gives it to one that drains once it has not drained for this many exports. */
+#define PROM_PLACE_IDLE 3
 
 struct prom_memory {
 	struct prom_seen *seen;
@@ -250,18 +259,18 @@ static void reserve_seen(struct prom_memory *pm, int n)
 			return;
 }
 
-/* Whether site v has drained: local drains alone do not take a place. */
-static bool has_drains(const struct prom_site *v)
+/* Site v's drains and works: local drains alone do not take a place. */
+static __u64 drains_of(const struct prom_site *v)
 {
-	return v->count[SITE_DRAINS] || v->count[SITE_WORKS];
+	return v->count[SITE_DRAINS] + v->count[SITE_WORKS];
 }
 
 /*
  * v's labels' entry in pm, made if new and v has drained (in the room
- * reserve_seen() made): kept while fewer than max_sites are. NULL: none yet
- * (local drains alone), no room, or out of memory.
+ * reserve_seen() made), without a place yet. NULL: none yet (local drains
+ * alone), no room, or out of memory.
  */
-static struct prom_seen *seen_site(struct prom_memory *pm, const struct prom_site *v, int max_sites)
+static struct prom_seen *seen_site(struct prom_memory *pm, const struct prom_site *v)
 {
 	struct prom_seen *s;
 	char *cgroup = NULL;
@@ -272,7 +281,7 @@ static struct prom_seen *seen_site(struct prom_memory *pm, const struct prom_sit
 		    same_cgroup(pm->seen[i].cgroup, pm->seen[i].cgroup_len, v->cgroup,
 				v->cgroup_len))
 			return &pm->seen[i];
-	if (!has_drains(v))
+	if (!drains_of(v))
 		return NULL;
 	/* room made before (reserve_seen()): the entries handed out stay in place */
 	if ((size_t)pm->nr >= pm->cap ||
@@ -283,9 +292,74 @@ static struct prom_seen *seen_site(struct prom_memory *pm, const struct prom_sit
 	snprintf(s->name, sizeof(s->name), "%s", v->name);
 	s->cgroup = cgroup;
 	s->cgroup_len = cgroup ? v->cgroup_len : 0;
-	s->kept = !same_label(v->name, "other") && (max_sites <= 0 || pm->nr_kept < max_sites);
-	pm->nr_kept += s->kept;
 	return s;
+}
+
+/* Each site's entry in pm (v->seen), and for how many exports it has not drained. */
+static void mark_seen(struct prom_memory *pm, struct prom_site *v, int n)
+{
+	struct prom_seen *s;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		s = v[i].seen = seen_site(pm, &v[i]);
+		if (!s)
+			continue;
+		s->idle = drains_of(&v[i]) > s->drains_seen ? 0 : s->idle + 1;
+		s->drains_seen = drains_of(&v[i]);
+	}
+}
+
+/* Whether site v has drained more than the site of s: a longer total wait, else more drains. */
+static bool drains_more(const struct prom_site *v, const struct prom_seen *s)
+{
+	__u64 vw = v->hist[SITE_WAIT_NS].sum_ns, sw = s->last[SITE_WAIT_NS].sum_ns;
+
+	return vw > sw || (vw == sw && drains_of(v) > s->drains_seen);
+}
+
+/*
+ * A place given back for site v: that of the site with a place that has not
+ * drained for PROM_PLACE_IDLE exports (a cgroup gone among them) with the
+ * least total wait, if v drained since the export before or has drained more.
+ * Whether one was.
+ */
+static bool release_for(struct prom_memory *pm, const struct prom_site *v)
+{
+	struct prom_seen *s, *least = NULL;
+	int i;
+
+	for (i = 0; i < pm->nr; i++) {
+		s = &pm->seen[i];
+		if (s->kept && s->idle >= PROM_PLACE_IDLE &&
+		    (!least || s->last[SITE_WAIT_NS].sum_ns < least->last[SITE_WAIT_NS].sum_ns))
+			least = s;
+	}
+	if (!least || (v->seen->idle && !drains_more(v, least)))
+		return false;
+	least->kept = false;
+	pm->nr_kept--;
+	return true;
+}
+
+/*
+ * Places, largest total wait first, to the sites that drained and have none:
+ * while places are left, then those of sites idle for a while (release_for()).
+ */
+static void give_places(struct prom_memory *pm, struct prom_site *v, int n, int max_sites)
+{
+	struct prom_seen *s;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		s = v[i].seen;
+		if (!s || s->kept || same_label(v[i].name, "other"))
+			continue;
+		if (max_sites > 0 && pm->nr_kept >= max_sites && !release_for(pm, &v[i]))
+			continue;
+		s->kept = true;
+		pm->nr_kept++;
+	}
 }
 
 /* The cgroup label of site="other": "other" too. */
@@ -299,30 +373,32 @@ static void other_cgroup(struct prom_site *other)
  * Keeps max_sites labels and sums the rest into site="other", with them a site
  * itself named "other" (its series would come twice). Only sites that have
  * drained take places. Without a memory the kept ones are the first (largest
- * wait); with one, a site keeps the label it had in the exports before, and
- * new ones, largest wait first, take the places left; a site with no place
- * stays in "other" (one pm has no room for, until it has).
+ * wait); with one, a site keeps its place while it drains, new ones, largest
+ * wait first, take the places left, and one that drains now or has drained
+ * more takes the place of a site that has not drained for PROM_PLACE_IDLE
+ * exports; a site with no place is summed in "other" (one pm has no room for,
+ * too).
  */
 static int fold_other(struct prom_site *v, int n, int max_sites, struct prom_memory *pm,
 		      bool by_cgroup)
 {
 	struct prom_site other = {.name = "other", .seen = pm ? &pm->other : NULL};
 	int i, kept = 0, folded = 0;
+	bool keep;
 
 	if (by_cgroup)
 		other_cgroup(&other);
 	if (!pm && (max_sites <= 0 || n <= max_sites))
 		return n;
-	if (pm)
+	if (pm) {
 		reserve_seen(pm, n);
+		mark_seen(pm, v, n);
+		give_places(pm, v, n, max_sites);
+	}
 	for (i = 0; i < n; i++) {
-		struct prom_seen *s = pm ? seen_site(pm, &v[i], max_sites) : NULL;
-		bool keep =
-		    pm ? s && s->kept
-		       : kept < max_sites && has_drains(&v[i]) && !same_label(v[i].name, "other");
-
+		keep = pm ? v[i].seen && v[i].seen->kept
+			  : kept < max_sites && drains_of(&v[i]) && !same_label(v[i].name, "other");
 		if (keep) {
-			v[i].seen = s;
 			memmove(&v[kept++], &v[i], sizeof(*v));
 		} else {
 			add_site(&other, &v[i]);

@@ -370,6 +370,14 @@ static void note_site_slots(const struct session *s)
 	     slots.max, slots.local, slots.local_max);
 }
 
+/* -v at exit: how the cgroups were named (the tree walks are what a user could steer). */
+static void note_cgroups(const struct session *s, const struct cgroups *cg, const char *whose)
+{
+	if (cg)
+		note(s, "%s cgroups: %u named by the kernel, %u walks of the tree", whose,
+		     cgroups__asked(cg), cgroups__walks(cg));
+}
+
 static void teardown(struct session *s)
 {
 	__u64 walks;
@@ -381,6 +389,9 @@ static void teardown(struct session *s)
 		     walks_every_stack(s->opts)
 			 ? "every drain's: -s or -T"
 			 : "one per caller and comm where the caller is known without one");
+	note_cgroups(s, s->cgroups, "the reports'");
+	if (s->slowlog)
+		note_cgroups(s, slowlog__cgroups(s->slowlog), "-T's");
 	tracer__free(s->tracer);
 	verify__free(&s->verify);
 	ksyms__free(s->ksyms);

@@ -52,6 +52,11 @@ struct slowlog *slowlog__new(FILE *f, __u64 threshold_ns, bool json, const struc
 	return l;
 }
 
+struct cgroups *slowlog__cgroups(struct slowlog *l)
+{
+	return l->cgroups;
+}
+
 void slowlog__free(struct slowlog *l)
 {
 	if (!l)

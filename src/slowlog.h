@@ -16,6 +16,7 @@
 struct slowlog;
 struct slow_drain;
 struct ksyms;
+struct cgroups;
 
 /*
  * NULL when out of memory. ks names the kernel frames; it must outlive the
@@ -25,6 +26,8 @@ struct ksyms;
 struct slowlog *slowlog__new(FILE *f, __u64 threshold_ns, bool json, const struct ksyms *ks,
 			     const char *cgroup_root);
 void slowlog__free(struct slowlog *l);
+/* The log's own names of cgroups (NULL without a hierarchy): how they are named is set there. */
+struct cgroups *slowlog__cgroups(struct slowlog *l);
 /* The tracer's slow_drain_fn: arg is the slowlog. */
 void slowlog__slow_drain(const struct slow_drain *d, void *arg);
 /* How often to look at the drains in flight: a fraction of the threshold. */

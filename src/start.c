@@ -138,6 +138,28 @@ static int start_modes(struct session *s, struct tracer *t, enum tracer_step *st
 	return next == -ENOENT ? err : next;
 }
 
+static int name_by_kernel(void *tracer, __u64 id, struct cgroup_level *levels, int max)
+{
+	return tracer__name_cgroup(tracer, id, levels, max);
+}
+
+static int parent_by_kernel(void *tracer, __u64 id, __u64 *parent)
+{
+	return tracer__cgroup_parent(tracer, id, parent);
+}
+
+/* cg's ids named by the kernel where it can; those not named asked again each interval. */
+static void name_cgroups(struct session *s, struct cgroups *cg)
+{
+	if (!cg || !s->tracer)
+		return;
+	if (s->opts->interval_ns)
+		cgroups__set_retry(cg, s->opts->interval_ns);
+	if (tracer__names_cgroups(s->tracer))
+		cgroups__name_by(
+		    cg, &(struct cgroups_namer){name_by_kernel, parent_by_kernel, s->tracer});
+}
+
 int start__tracer(struct session *s)
 {
 	struct tracer_opts topts;
@@ -161,6 +183,8 @@ int start__tracer(struct session *s)
 		tracer__free(s->tracer);
 		s->tracer = NULL;
 	}
+	if (!err)
+		name_cgroups(s, s->cgroups);
 	return tracer_error(s, err, step);
 }
 
@@ -173,6 +197,8 @@ int start__slowlog(struct session *s)
 		return EXIT_OK;
 	s->slowlog = slowlog__new(stdout, s->opts->slow_ns, s->opts->json, s->ksyms,
 				  cgroups__root(s->cgroups));
+	if (s->slowlog)
+		name_cgroups(s, slowlog__cgroups(s->slowlog));
 	err = s->slowlog ? tracer__watch_slow(s->tracer, slowlog__slow_drain, s->slowlog) : -ENOMEM;
 	if (probe__short_of_resources(err))
 		return budget__resource_error(s, err);

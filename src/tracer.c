@@ -214,6 +214,8 @@ static void unload(struct tracer *t)
 	t->slow = NULL;
 	bpf_link__destroy(t->check_link);
 	t->check_link = NULL;
+	bpf_link__destroy(t->rmdir_link);
+	t->rmdir_link = NULL;
 	while (t->nr_links > 0)
 		bpf_link__destroy(t->links[--t->nr_links]);
 	/* the events once no link holds them */
@@ -313,6 +315,24 @@ static int skip_check(struct tracer *t)
 	return err;
 }
 
+/*
+ * The naming of cgroups (a cgroup iterator, 6.1+) reads struct cgroup: a
+ * kernel that refuses it loses only that, and cgroups are named by a walk of
+ * the tree instead. Once, load again without it.
+ */
+static bool retry_without_cgname(struct tracer *t, int err)
+{
+	if (t->cgname_load_err || probe__short_of_resources(err))
+		return false;
+	t->cgname_load_err = err;
+	/* the check, left out first, may have been refused for this one's failure: tried again */
+	if (t->check_load_err && !t->check_tried_again) {
+		t->check_load_err = 0;
+		t->check_tried_again = true;
+	}
+	return true;
+}
+
 /* The object, per-event programs and drainstat_running's, opened: 0 or -errno. */
 static int open_objects(struct tracer *t)
 {
@@ -391,6 +411,7 @@ int tracer__open(struct tracer *t, enum drain_mode mode)
 	t->features.mode = mode;
 	t->features.own_err = t->own_load_err;
 	t->features.check_err = t->check_load_err;
+	t->features.cgname_err = t->cgname_load_err;
 	err = open_objects(t);
 	if (!err) {
 		tracer_plan_mode(&t->plan, t->skel, &t->opts, &t->syms, mode, &t->features);
@@ -398,6 +419,10 @@ int tracer__open(struct tracer *t, enum drain_mode mode)
 	}
 	if (!err)
 		err = skip_check(t);
+	if (!err && t->cgname_load_err)
+		err = bpf_program__set_autoload(t->skel->progs.drainstat_name_cgroup, false);
+	if (!err && t->cgname_load_err)
+		err = bpf_program__set_autoload(t->skel->progs.drainstat_cgroup_rmdir, false);
 	if (err)
 		unload(t);
 	return err;
@@ -413,7 +438,8 @@ int tracer__load(struct tracer *t, unsigned int *fds_needed)
 	if (!err)
 		err = drainstat_bpf__load(t->skel);
 	err = load_error(err);
-	if (err && (retry_without_own(t, mode, err) || retry_without_check(t, err))) {
+	if (err && (retry_without_own(t, mode, err) || retry_without_check(t, err) ||
+		    retry_without_cgname(t, err))) {
 		unload(t);
 		err = tracer__open(t, mode);
 		return err ? err : tracer__load(t, fds_needed);
@@ -437,6 +463,9 @@ int tracer__attach(struct tracer *t)
 	/* without it the drains in flight are shown unverified: said by -v and the features */
 	if (!err && !t->check_load_err)
 		t->features.check_err = tracer_attach_check(t);
+	/* without it a cgroup removed before a report names it is shown by its id alone */
+	if (!err && !t->cgname_load_err)
+		t->features.cgname_rmdir_err = tracer_attach_cgname(t);
 	if (!err && t->features.mode == MODE_KPROBE)
 		t->features.kret_missed_known = !tracer_kretprobe_missed(t, &missed);
 	if (!err)

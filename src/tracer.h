@@ -10,6 +10,8 @@
 #include <linux/types.h>
 #include "snapshot.h"
 
+struct cgroup_level;
+
 struct tracer;
 
 enum drain_mode {
@@ -85,6 +87,10 @@ struct tracer_features {
 	bool inner;  /* the drain's inner function, where it has a symbol (6.18) */
 	/* -errno if the check of the drains in flight (a task iterator) was refused, else 0 */
 	int check_err;
+	/* -errno if the kernel's naming of cgroups (a cgroup iterator) was refused, else 0 */
+	int cgname_err;
+	/* -errno if its hook on removed cgroups did not attach, else 0 */
+	int cgname_rmdir_err;
 	/*
 	 * kprobe mode's kretprobes: made through tracefs kprobe_events at
 	 * kret_dir, with kret_maxactive instances on the functions callers sleep
@@ -185,6 +191,16 @@ int tracer__in_flight(struct tracer *t, struct snapshot *snap, __u64 running_min
  * counts it (CNT_PHANTOMS_ENDED): 1 if ended, 0 if not, or -errno.
  */
 int tracer__end_phantom(struct tracer *t, __u32 tid, __u64 start_ns);
+/* Whether the kernel names cgroups (drainstat_name_cgroup was loaded). */
+bool tracer__names_cgroups(const struct tracer *t);
+/*
+ * The levels of cgroup id's path as the kernel names them (struct
+ * cgroup_level, top first, at most max): how many (0: the root), -ENOENT if
+ * the cgroup is gone, -EOPNOTSUPP without the iterator, or -errno.
+ */
+int tracer__name_cgroup(struct tracer *t, __u64 id, struct cgroup_level *levels, int max);
+/* The parent of cgroup id, removed since drainstat attached: 0, or -ENOENT when not known. */
+int tracer__cgroup_parent(struct tracer *t, __u64 id, __u64 *parent);
 /* -T: fn gets each slow drain; the fd polls readable when some are waiting. */
 int tracer__watch_slow(struct tracer *t, slow_drain_fn fn, void *arg);
 int tracer__slow_fd(const struct tracer *t);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The tracer's insides, shared by its four files only: tracer.c (load,
+ * The tracer's insides, shared by its five files only: tracer.c (load,
  * attach, the slow-drain ring buffer, unload), tracer_plan.c (what a mode
- * loads and needs), tracer_read.c (the map readers) and tracer_check.c (the
- * check of the drains in flight against their callers).
+ * loads and needs), tracer_read.c (the map readers), tracer_check.c (the
+ * check of the drains in flight against their callers) and tracer_cgname.c
+ * (cgroups named by the kernel).
  */
 #ifndef TRACER_INT_H
 #define TRACER_INT_H
@@ -52,6 +53,8 @@ struct tracer {
 	struct tracer_symbols syms; /* tracer__set_symbols()'s */
 	int own_load_err;	    /* a load with the own local drain's programs failed: -errno */
 	int check_load_err;	    /* a load with the check of the callers failed: -errno */
+	int cgname_load_err;	    /* a load with the naming of cgroups failed: -errno */
+	bool check_tried_again;	    /* the check loaded again once the naming was left out */
 	struct bpf_link *links[MAX_LINKS];
 	int nr_links;
 	const struct work_state *works_area; /* the works array, mmapped read-only */
@@ -65,6 +68,7 @@ struct tracer {
 	void *slow_arg;
 	__u64 skipped;		      /* CNT_SKIPPED as last read: it never goes back */
 	struct bpf_link *check_link;  /* drainstat_check_callers, NULL if the kernel refused it */
+	struct bpf_link *rmdir_link;  /* drainstat_cgroup_rmdir, NULL if the kernel refused it */
 	struct caller_check *checks;  /* its records as last read, by tid */
 	size_t nr_checks, checks_cap; /* at most one a drain the drains map holds */
 	/* kprobe mode: the kretprobes made through tracefs, NULL on the PMU's */
@@ -91,6 +95,8 @@ int tracer_kretprobe_missed(const struct tracer *t, __u64 *missed);
 int tracer_read_ips(const struct bpf_map *map, __s32 id, __u64 *ips, int *nr);
 /* The check of the callers (tracer_check.c): its iterator attached, 0 or -errno. */
 int tracer_attach_check(struct tracer *t);
+/* The hook on removed cgroups attached (tracer_cgname.c): 0 or -errno. */
+int tracer_attach_cgname(struct tracer *t);
 /* Each drain of snap's checked against its caller: snap_drain.caller and check. 0 or -errno. */
 int tracer_check_callers(struct tracer *t, struct snapshot *snap);
 /* The readers' buffers, mappings and stack copies, freed. */

@@ -123,6 +123,10 @@ int tracer_configure(struct drainstat_bpf *skel, const struct tracer_opts *opts,
 	if (!err)
 		err = bpf_program__set_autoload(skel->progs.drainstat_end_phantom, true);
 	if (!err)
+		err = bpf_program__set_autoload(skel->progs.drainstat_name_cgroup, true);
+	if (!err)
+		err = bpf_program__set_autoload(skel->progs.drainstat_cgroup_rmdir, true);
+	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.cpus, (__u32)nr_cpus);
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.works, (__u32)nr_cpus);
@@ -237,6 +241,8 @@ void tracer_count_needs(const struct drainstat_bpf *skel, const struct plan *pla
 		needs->fds += 3;
 	/* the check of the callers: its iterator's link, and an iterator while it reads */
 	needs->fds += 2;
+	/* the naming of cgroups: the same, and the link of the hook on removed cgroups */
+	needs->fds += 3;
 }
 
 /* What mode needs, without the hooks that depend on the symbols. */

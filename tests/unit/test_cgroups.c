@@ -15,6 +15,7 @@
 #include "check.h"
 #include "cgroups.h"
 #include "escape.h"
+#include "drainstat.h"
 #include "model.h"
 
 static char tmp[] = "/tmp/test_cgroups.XXXXXX";
@@ -207,6 +208,153 @@ static void test_name_in_flight(void)
 	cgroups__free(cg);
 }
 
+/*
+ * The kernel as the fake namer has it: ids 100 (a unit), 1 (the root), 200
+ * (40 levels deep), 300 (gone), 400 (fails).
+ */
+static int fake_namer(void *arg, __u64 id, struct cgroup_level *levels, int max)
+{
+	static const char *const unit[] = {"system.slice", "backup.service"};
+	int *asked = arg, i, nr = 0;
+
+	(*asked)++;
+	if (id == 300)
+		return -ENOENT;
+	if (id == 400)
+		return -EIO;
+	if (id == 100)
+		for (nr = 0; nr < 2; nr++)
+			levels[nr] = (struct cgroup_level){.id = 90 + nr, .level = nr + 1};
+	if (id == 200) /* what drainstat_name_cgroup gives: levels 1-16 and 25-40 */
+		for (nr = 0; nr < max; nr++)
+			levels[nr] = (struct cgroup_level){
+			    .id = 1000 + nr, .level = nr < CGROUP_NAME_HEAD ? nr + 1 : nr + 9};
+	for (i = 0; i < nr; i++)
+		levels[i].len = (__u32)snprintf(levels[i].name, sizeof(levels[i].name), "%s",
+						id == 100 ? unit[i] : (i % 2 ? "b" : "a"));
+	return nr;
+}
+
+/*
+ * Named by the kernel: no walk (the root does not even exist), a path of the
+ * levels given, the levels left out of a deep one marked; a cgroup gone is
+ * asked once and shown by id; one the kernel failed is asked again only after
+ * the retry time.
+ */
+static void test_kernel_names(void)
+{
+	struct cgroups *cg = cgroups__new("/nonexistent/cgroup");
+	__u64 ids[] = {100, 1, 200, 300, 400};
+	int asked = 0;
+
+	CHECK(cg != NULL);
+	if (!cg)
+		return;
+	cgroups__name_by(cg, &(struct cgroups_namer){.name = fake_namer, .arg = &asked});
+	cgroups__set_retry(cg, 3600000000000ULL);
+	CHECK(cgroups__learn(cg, ids, 5) == 0);
+	CHECK(cgroups__walks(cg) == 0 && asked == 5 && cgroups__asked(cg) == 5);
+	CHECK_STR(cgroups__path(cg, 100), "/system.slice/backup.service");
+	CHECK_STR(cgroups__path(cg, 1), "/");
+	CHECK_STR(cgroups__path(cg, 200),
+		  "/a/b/a/b/a/b/a/b/a/b/a/b/a/b/a/b//.../a/b/a/b/a/b/a/b/a/b/a/b/a/b/a/b");
+	CHECK(cgroups__path(cg, 300) == NULL && cgroups__gone(cg, 300));
+	CHECK(cgroups__path(cg, 400) == NULL && !cgroups__gone(cg, 400));
+	/* nothing asked again: named, gone, or failed within the retry time */
+	CHECK(cgroups__learn(cg, ids, 5) == 0);
+	CHECK(asked == 5);
+	cgroups__set_retry(cg, 0);
+	CHECK(cgroups__learn(cg, ids, 5) == 0);
+	CHECK(asked == 6 && cgroups__walks(cg) == 0);
+	cgroups__free(cg);
+}
+
+/* The parents the kernel kept of cgroups removed: 500 in 501, 501 in 100, 600 in the root (1). */
+static int fake_parent(void *arg, __u64 id, __u64 *parent)
+{
+	(void)arg;
+	*parent = id == 500 ? 501 : id == 501 ? 100 : id == 600 ? 1 : 0;
+	return *parent ? 0 : -ENOENT;
+}
+
+static int fake_namer_gone(void *arg, __u64 id, struct cgroup_level *levels, int max)
+{
+	return id == 501 || id == 500 || id == 600 || id == 700 ? (++*(int *)arg, -ENOENT)
+								: fake_namer(arg, id, levels, max);
+}
+
+/*
+ * A cgroup gone before it was named: by its nearest ancestor still there, up
+ * the parents the kernel kept (--prom-cgroup=unit then puts it under its
+ * unit); by id where none is known. Gone either way, and not asked again.
+ */
+static void test_kernel_names_gone(void)
+{
+	struct cgroups *cg = cgroups__new("/nonexistent/cgroup");
+	__u64 ids[] = {500, 600, 700};
+	const char *path;
+	int asked = 0;
+
+	CHECK(cg != NULL);
+	if (!cg)
+		return;
+	cgroups__name_by(cg, &(struct cgroups_namer){fake_namer_gone, fake_parent, &asked});
+	CHECK(cgroups__learn(cg, ids, 3) == 0);
+	path = cgroups__path(cg, 500);
+	CHECK_STR(path, "/system.slice/backup.service//cgroup:500");
+	CHECK(path && cgroups__unit(path) == strlen("/system.slice/backup.service"));
+	CHECK_STR(cgroups__path(cg, 600), "//cgroup:600");
+	CHECK(cgroups__path(cg, 700) == NULL);
+	CHECK(cgroups__gone(cg, 500) && cgroups__gone(cg, 600) && cgroups__gone(cg, 700));
+	CHECK(asked == 6 && cgroups__asked(cg) == 6);
+	CHECK(cgroups__learn(cg, ids, 3) == 0);
+	CHECK(asked == 6);
+	cgroups__free(cg);
+}
+
+/*
+ * The walk (a kernel that refuses the iterator), cut at its depth bound: the
+ * cgroup past it is not named, and not walked for again within the retry
+ * time; a path past PATH_MAX is named.
+ */
+static void test_walk_retry(void)
+{
+	struct cgroups *cg = fixture();
+	char rel[PATH_MAX] = "root/deep", name[256];
+	__u64 id, id_long;
+	struct stat st;
+	int i;
+
+	if (!cg)
+		return;
+	for (i = 0; i <= CGROUPS_WALK_DEPTH + 1; i++) {
+		mkdir_in(rel);
+		strcat(rel, "/d");
+	}
+	rel[strlen(rel) - 2] = '\0';
+	id = inode_of(rel);
+	CHECK(cgroups__learn(cg, &id, 1) == 0);
+	CHECK(cgroups__walks(cg) == 1 && cgroups__path(cg, id) == NULL && !cgroups__gone(cg, id));
+	CHECK(cgroups__learn(cg, &id, 1) == 0);
+	CHECK(cgroups__walks(cg) == 1);
+	cgroups__set_retry(cg, 0);
+	CHECK(cgroups__learn(cg, &id, 1) == 0);
+	CHECK(cgroups__walks(cg) == 2);
+	/* 17 levels of 250 bytes: 4,267 bytes, past PATH_MAX */
+	memset(name, 'x', 250);
+	name[250] = '\0';
+	snprintf(rel, sizeof(rel), "%s/root/long", tmp);
+	CHECK(mkdir(rel, 0755) == 0 && chdir(rel) == 0);
+	for (i = 0; i < 17; i++)
+		CHECK(mkdir(name, 0755) == 0 && chdir(name) == 0);
+	CHECK(stat(".", &st) == 0);
+	id_long = (__u64)st.st_ino;
+	CHECK(chdir("/") == 0);
+	CHECK(cgroups__learn(cg, &id_long, 1) == 0);
+	CHECK(cgroups__path(cg, id_long) && strlen(cgroups__path(cg, id_long)) == 5 + 17 * 251);
+	cgroups__free(cg);
+}
+
 static void test_no_root(void)
 {
 	struct cgroups *cg = cgroups__new("/nonexistent/cgroup");
@@ -317,6 +465,9 @@ int main(void)
 	RUN(test_gone);
 	RUN(test_name_in_flight);
 	RUN(test_no_root);
+	RUN(test_kernel_names);
+	RUN(test_kernel_names_gone);
+	RUN(test_walk_retry);
 	RUN(test_shorten);
 	RUN(test_unit);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);

@@ -494,6 +494,70 @@ static void test_prom_places_go_to_drains(void)
 	model__free(&m);
 }
 
+/* The unit's row drains n drains in all, 1 us each: its wait grows with them. */
+static void unit_drains(struct model *m, struct model_site *r, int n)
+{
+	__u64 more = (__u64)n - r->count[SITE_DRAINS];
+
+	r->count[SITE_DRAINS] = r->count[SITE_WORKS] = r->count[SITE_REMOTE_WORKS] = (__u64)n;
+	golden__sparse_fill(&m->arena, &r->hist[SITE_WAIT_NS], US, 0, more);
+}
+
+/*
+ * Issue 40's attack 7 at --prom-sites 3: four cgroups drain once and are
+ * removed (shown by id), then a unit drains, 10 more each export, 1 us each.
+ * Its place comes once a cgroup has not drained for PROM_PLACE_IDLE (3)
+ * exports, the least wait's, though that wait (37 us) is longer than the
+ * unit's (30 us): the unit drains, the cgroup no longer does. "other" holds
+ * its last value meanwhile, and no series goes down.
+ */
+static void test_prom_places_go_back(void)
+{
+	static const char *const gone[] = {"cgroup:5001", "cgroup:5002", "cgroup:5003",
+					   "cgroup:5004"};
+	struct prom_memory *pm = prom_memory__new();
+	struct model_site *unit;
+	struct model m;
+	char *got;
+	int i;
+
+	rows_model(&m, 5, true);
+	for (i = 0; i < 4; i++)
+		add_row(&m, "generic_fadvise", "sh", 1, 0, 10 * US, 3 * US, (__u64)(40 - i) * US)
+		    ->cgroup = gone[i];
+	got = render_with(&m, 3, pm);
+	CHECK(golden__count(got, "\ndrainstat_drains_total{site=\"generic_fadvise\"") == 3);
+	CHECK(strstr(got, "\ndrainstat_drains_total{site=\"other\",cgroup=\"other\"} 1\n"));
+	free(got);
+	unit = add_row(&m, "generic_fadvise", "drainwork", 0, 0, 0, 0, 0);
+	unit->cgroup = "/user.slice/user-1001.slice/user@1001.service";
+	for (i = 1; i <= 2; i++) {
+		unit_drains(&m, unit, 10 * i);
+		got = render_with(&m, 3, pm);
+		CHECK(!strstr(got, "user@1001.service"));
+		free(got);
+	}
+	unit_drains(&m, unit, 30);
+	got = render_with(&m, 3, pm);
+	CHECK(strstr(got, "\ndrainstat_drains_total{site=\"generic_fadvise\",cgroup=\""
+			  "/user.slice/user-1001.slice/user@1001.service\"} 30\n"));
+	CHECK(!strstr(got, "cgroup=\"cgroup:5003\""));
+	CHECK(strstr(got, "cgroup=\"cgroup:5001\"} 1\n") &&
+	      strstr(got, "cgroup=\"cgroup:5002\"} 1\n"));
+	/* "other" had 21 (5004's drain and the unit's 20): it holds that */
+	CHECK(strstr(got, "\ndrainstat_drains_total{site=\"other\",cgroup=\"other\"} 21\n"));
+	CHECK(golden__count(got, "\ndrainstat_drains_total{") == 4);
+	free(got);
+	/* it keeps the place while it drains, 5001 and 5002 theirs while none else wants one */
+	unit_drains(&m, unit, 40);
+	got = render_with(&m, 3, pm);
+	CHECK(strstr(got, "user@1001.service\"} 40\n"));
+	CHECK(strstr(got, "cgroup=\"cgroup:5001\"} 1\n"));
+	free(got);
+	prom_memory__free(pm);
+	model__free(&m);
+}
+
 /*
  * More sites than the memory's first room (32) in one export: every site
  * remembered in that one pass keeps its entry where it was handed out (ASan
@@ -549,8 +613,9 @@ static void test_prom_other(void)
 }
 
 /*
- * With a memory, a site keeps its label: compaction, in "other" at first, stays
- * there when its wait grows past everyone's, and "other" never goes down.
+ * With a memory, a site keeps its label while it has drained within
+ * PROM_PLACE_IDLE exports: compaction, in "other" at first, stays there when
+ * its wait grows past everyone's, and "other" never goes down.
  */
 static void test_prom_sites_keep_their_label(void)
 {
@@ -733,6 +798,7 @@ int main(void)
 	RUN(test_prom_cgroups_bounded);
 	RUN(test_prom_memory_grows_in_one_export);
 	RUN(test_prom_places_go_to_drains);
+	RUN(test_prom_places_go_back);
 	RUN(test_metrics_named);
 	return failed ? 1 : 0;
 }
