@@ -5,7 +5,9 @@
 # 31 return addresses into a file of its own, mapped, which badelf wrote
 # (sparse): 4M section headers, extended numbering (876 MB and 12 s to
 # SIGTERM before the budget); 8 symbol tables of 128 MB (724 MB, 37 s); or 15
-# tables of 4 MB, a file's whole budget (64 MiB). drainstat's peak RSS,
+# tables of 4 MB, a file's whole budget (64 MiB); or four files of a 60 MB
+# table each, frames in each in turn (248 MB before, 128 MiB in all now).
+# drainstat's peak RSS,
 # read before its end, is held to a benign run's (the same frames in a copy of
 # libc) plus what the budget lets the file cost; every frame in the file is
 # "[budget]" and counted. Then the last file under a steady stream of drains:
@@ -17,6 +19,13 @@ set -u
 
 COMM=dsbud$$
 COMM=${COMM:0:15}
+FILES=()
+# ASan keeps what is freed in its quarantine (256 MB): its peak RSS says
+# nothing of the budget (51 to 130 MB for the same benign run here)
+SANITIZED=
+if grep -qa __asan_init "${DS[0]}"; then
+	SANITIZED="ASan's quarantine keeps freed memory: the plain build's run holds it"
+fi
 MIB=1024 # kB
 
 if [ "$(uname -m)" != x86_64 ]; then
@@ -28,6 +37,10 @@ as_untrusted cp "$(ldd "$WORKLOADS/drainforce" | awk '$1 == "libc.so.6" { print 
 as_untrusted "$WORKLOADS/badelf" -s 4194304 "$U/sections.so"
 as_untrusted "$WORKLOADS/badelf" -t 8 -z 134217728 "$U/tables.so"
 as_untrusted "$WORKLOADS/badelf" -t 15 -z 4194304 "$U/budget.so"
+for i in 1 2 3 4; do
+	as_untrusted "$WORKLOADS/badelf" -t 1 -z 62914560 "$U/file$i.so"
+	FILES+=("$U/file$i.so")
+done
 
 # now_us: the time in microseconds
 now_us() { echo "${EPOCHREALTIME/./}"; }
@@ -47,20 +60,24 @@ term_ms() {
 	wait_drainstat
 }
 
-# attack NAME FILE [ROUNDS]: the user's drainforce, its frames in FILE, under
+# attack NAME FILES [ROUNDS]: the user's drainforce, its frames in FILES (a
+# list) in turn, under
 # drainstat -T 1us; ROUNDS drains (default 3), or a stream until killed (-r)
 # with a report a second. HWM: drainstat's peak RSS in kB before SIGTERM.
 attack() {
-	local name=$1 file=$2 rounds=${3:-3} args=() interval=()
+	local name=$1 files=$2 rounds=${3:-3} args=() interval=() f
 	OUT=$TMPDIR_TEST/$name
+	for f in $files; do
+		args+=(-F "$f")
+	done
 	if [ "$rounds" = stream ]; then
-		args=(-r)
+		args+=(-r)
 		interval=(1)
 	else
-		args=(-H -n "$rounds")
+		args+=(-H -n "$rounds")
 	fi
-	"${AS_UNTRUSTED[@]}" "$WORKLOADS/drainforce" -W "${args[@]}" -c "$COMM" -F "$file" \
-		"$U/data" >"$OUT.done" &
+	"${AS_UNTRUSTED[@]}" "$WORKLOADS/drainforce" -W "${args[@]}" -c "$COMM" "$U/data" \
+		>"$OUT.done" &
 	WL=$!
 	wait_comm $WL "$COMM" || return 1
 	start_drainstat "$OUT" -v -T 1us -p $WL "${interval[@]}" || return 1
@@ -102,8 +119,12 @@ attack_case() {
 	n=$(events "$OUT")
 	expect_eq "$name: exit 0" "$DS_RC" 0
 	expect_range "$name: a -T event per drain" "$n" 1 3
-	expect_range "$name: peak RSS ${HWM} kB, within $3 MiB of the benign run's ${BASE}" \
-		"$HWM" 0 $((BASE + $3 * MIB))
+	if [ -n "$SANITIZED" ]; then
+		skip "$name: peak RSS within $3 MiB of the benign run's" "$SANITIZED"
+	else
+		expect_range "$name: peak RSS ${HWM} kB, within $3 MiB of the benign run's ${BASE}" \
+			"$HWM" 0 $((BASE + $3 * MIB))
+	fi
 	expect_eq "$name: each event's 31 frames in the file past the budget" \
 		"$(budget_frames "$OUT")" $((31 * n))
 	expect_eq "$name: and counted" "$(counted "$OUT" uframes_over_budget)" $((31 * n))
@@ -118,6 +139,8 @@ attack_case sections "$U/sections.so" 8
 attack_case tables "$U/tables.so" 8
 # 2: tables within it: one file's budget (64 MiB), no more
 attack_case budget "$U/budget.so" 72
+# 1, 2: four such files at once: 128 MiB in all, no more
+attack_case files "${FILES[*]}" 136
 
 # 3: a steady stream of such events (each costs its budget: 100 ms)
 attack stream "$U/budget.so" stream || fail "stream: drainforce and drainstat start" "$(cat "$OUT.err")"
@@ -134,7 +157,9 @@ lost=$(($(counted "$OUT" slow_lost) + $(counted "$OUT" slow_unread)))
 check "stream: more drains than events read ($(events "$OUT") of $drains)" \
 	test "$(events "$OUT")" -lt "$drains"
 # the count of events left follows the last snapshot by microseconds: a
-# drain (one every 1.3 ms here) may end between, its event counted, not it
+# drain (one every 1.3 ms here) may end between, its event counted, not it;
+# or one may be in flight at the end, counted (at its first queue, in
+# tracepoint mode), its event still to come
 expect_range "stream: each drain logged or counted lost ($(events "$OUT") + $lost)" \
-	$(($(events "$OUT") + lost)) "$drains" $((drains + 1))
+	$(($(events "$OUT") + lost)) $((drains - 1)) $((drains + 1))
 exit 0

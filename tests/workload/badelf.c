@@ -4,8 +4,8 @@
  * (issue 40), sparse so that it costs little disk: one PT_LOAD over its first
  * MiB (where drainforce -F puts its frames), then either SECTIONS section
  * headers, with extended numbering past 65279 (all SHT_NULL but the count),
- * or TABLES symbol tables of BYTES each, all over the same zeros, with one
- * string table there too (every symbol read, none a function).
+ * or TABLES symbol tables of BYTES each, all over the same zeros, with a
+ * string table of 4 KiB there too (every symbol read, none a function).
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -27,7 +27,7 @@ static void usage(FILE *f)
 static int put_tables(int fd, long tables, long bytes)
 {
 	off_t data = LOAD_SIZE + (tables + 2) * (off_t)sizeof(Elf64_Shdr);
-	Elf64_Shdr sh = {.sh_type = SHT_STRTAB, .sh_offset = data, .sh_size = bytes};
+	Elf64_Shdr sh = {.sh_type = SHT_STRTAB, .sh_offset = data, .sh_size = 4096};
 	long i;
 	int err = hostile_put(fd, &sh, sizeof(sh), LOAD_SIZE + sizeof(sh));
 

@@ -46,8 +46,10 @@ struct options {
 	bool wait_usr1; /* -W: round 1 waits for SIGUSR1 */
 	bool hold;	/* -H: after the rounds, stay until killed */
 	bool verbose;
-	const char *times;	 /* -t: each round's DONTNEED call, timed, to this file */
-	const char *frames_file; /* -F: the DONTNEED call's user frames in this file */
+	const char *times; /* -t: each round's DONTNEED call, timed, to this file */
+	/* -F: the DONTNEED call's user frames in these files, in turn */
+	const char *frames_files[4];
+	int nr_frames_files;
 	const char *path;
 };
 
@@ -108,7 +110,8 @@ static void usage(FILE *f)
 		   "  -W         after setup, wait for SIGUSR1 before round 1 (after any -s)\n"
 		   "  -F FRAMES  make each DONTNEED call (x86_64) with a frame pointer chain\n"
 		   "             of 31 return addresses into FRAMES (1 MiB at least), mapped:\n"
-		   "             a hostile user's stack, as the -T log reads it\n"
+		   "             a hostile user's stack, as the -T log reads it; up to 4\n"
+		   "             times, the frames in each file in turn\n"
 		   "  -H         after the rounds, print their count and stay until killed:\n"
 		   "             a tracer of its PID goes on\n"
 		   "  -v         describe setup and result on stderr\n"
@@ -144,7 +147,10 @@ static int parse_option(int opt, const char *arg, struct options *o)
 		o->times = arg;
 		return 0;
 	case 'F':
-		o->frames_file = arg;
+		if (o->nr_frames_files ==
+		    (int)(sizeof(o->frames_files) / sizeof(o->frames_files[0])))
+			return usage_error("-F given more than 4 times");
+		o->frames_files[o->nr_frames_files++] = arg;
 		return 0;
 	case 'v':
 		o->verbose = true;
@@ -279,26 +285,38 @@ static int fadvise_framed(int fd, struct fake_frame *frames)
 #endif
 }
 
-/* -F: path mapped, and a chain of FAKE_FRAMES frames into it, 64 bytes apart. */
-static int make_frames(const char *path, struct fake_frame **out)
+/* -F: path's first FAKE_FRAMES_MAP bytes mapped, or NULL (errno set). */
+static char *map_frames_file(const char *path)
 {
-	struct fake_frame *f = calloc(FAKE_FRAMES, sizeof(*f));
-	int fd = open(path, O_RDONLY | O_CLOEXEC), i;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	char *base;
 
-	if (fd < 0 || !f) {
-		free(f);
-		return fd < 0 ? -errno : -ENOMEM;
-	}
+	if (fd < 0)
+		return NULL;
 	base = mmap(NULL, FAKE_FRAMES_MAP, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
-	if (base == MAP_FAILED) {
-		free(f);
-		return -errno;
+	return base == MAP_FAILED ? NULL : base;
+}
+
+/* -F: the files mapped, and a chain of FAKE_FRAMES frames into them in turn, 64 bytes apart. */
+static int make_frames(const struct options *o, struct fake_frame **out)
+{
+	char *base[sizeof(o->frames_files) / sizeof(o->frames_files[0])];
+	struct fake_frame *f;
+	int i;
+
+	for (i = 0; i < o->nr_frames_files; i++) {
+		base[i] = map_frames_file(o->frames_files[i]);
+		if (!base[i])
+			return -errno;
 	}
+	f = calloc(FAKE_FRAMES, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
 	for (i = 0; i < FAKE_FRAMES; i++)
 		f[i] = (struct fake_frame){i + 1 < FAKE_FRAMES ? &f[i + 1] : NULL,
-					   (unsigned long)base + 0x1000 + 64UL * (unsigned long)i};
+					   (unsigned long)base[i % o->nr_frames_files] + 0x1000 +
+					       64UL * (unsigned long)i};
 	*out = f;
 	return 0;
 }
@@ -425,9 +443,9 @@ int main(int argc, char **argv)
 	if (opts.verbose)
 		fprintf(stderr, "drainforce: %s ready: %ld pages a round, CPU_A %ld, CPU_B %ld\n",
 			opts.path, opts.pages, opts.cpu_a, opts.cpu_b);
-	err = opts.frames_file ? make_frames(opts.frames_file, &ls.frames) : 0;
+	err = opts.nr_frames_files ? make_frames(&opts, &ls.frames) : 0;
 	if (err)
-		return runtime_error("-F", opts.frames_file, err);
+		return runtime_error("-F", NULL, err);
 	if (opts.wait_usr1)
 		block_usr1();
 	ls.times = opts.times ? calloc((size_t)opts.rounds, sizeof(*ls.times)) : NULL;
