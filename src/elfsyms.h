@@ -13,8 +13,9 @@ struct elfsyms;
  * What libelf holds in memory for the file: any user can build one that claims
  * 2^32-1 section headers (extended numbering) or tables of gigabytes, and
  * libelf allocates for every header the file claims at elf_begin(). A section
- * costs its Elf_Scn (216 bytes in elfutils 0.188) and its header (64), a
- * program header its 56 bytes, a table its size (twice when libelf converts
+ * costs its Elf_Scn and its header: 272 bytes measured with elfutils 0.188
+ * (1M sections, elf_begin() and every header read: 265 MB), 320 counted; a
+ * program header its 56 bytes; a table its size (twice when libelf converts
  * it from the other byte order).
  */
 #define ELFSYMS_SCN_COST  320
