@@ -4,15 +4,15 @@
 # The user's drainforce makes its DONTNEED calls with a frame pointer chain of
 # 31 return addresses into a file of its own, mapped, which badelf wrote
 # (sparse): 4M section headers, extended numbering (876 MB and 12 s to
-# SIGTERM before the budget); 8 symbol tables of 128 MB (724 MB, 37 s); or 15
+# SIGTERM before the budget); 8 symbol tables of 128 MB (724 MB, 37 s); 15
 # tables of 4 MB, a file's whole budget (64 MiB); or four files of a 60 MB
 # table each, frames in each in turn (248 MB before, 128 MiB in all now).
-# drainstat's peak RSS,
-# read before its end, is held to a benign run's (the same frames in a copy of
-# libc) plus what the budget lets the file cost; every frame in the file is
-# "[budget]" and counted. Then the last file under a steady stream of drains:
-# reports keep their interval, SIGTERM ends drainstat within a second with its
-# report (before the budget, nothing in 200 s), and every drain is an event
+# drainstat's peak RSS, read before its end, is held to a benign run's (the
+# same frames in a copy of libc) plus what the budget lets the files cost;
+# every frame in them is "[budget]" and counted. Then the 64 MiB file under a
+# steady stream of drains: reports and exports keep their interval, SIGTERM
+# ends drainstat within a second with its report (before the budget: no
+# report, and SIGTERM not taken, in 200 s), and every drain is an event
 # logged or one counted lost.
 set -u
 . tests/host/lib.sh
@@ -162,4 +162,32 @@ check "stream: more drains than events read ($(events "$OUT") of $drains)" \
 # tracepoint mode), its event still to come
 expect_range "stream: each drain logged or counted lost ($(events "$OUT") + $lost)" \
 	$(($(events "$OUT") + lost)) $((drains - 1)) $((drains + 1))
+
+# 3: the export under the same stream, every second: its writes (the mtimes,
+# sampled every 100 ms) never further apart than two intervals, the last one
+# within a second of SIGTERM, with the events not read counted
+OUT=$TMPDIR_TEST/export
+"${AS_UNTRUSTED[@]}" "$WORKLOADS/drainforce" -W -r -c "$COMM" -F "$U/budget.so" "$U/data" \
+	>"$OUT.done" &
+WL=$!
+wait_comm $WL "$COMM" || fail "export: the user's drainforce starts" ""
+"$DRAINSTAT" -v -T 1us --prom "$OUT.prom" -p $WL 1 >"$OUT" 2>"$OUT.err" &
+DS_PID=$!
+wait_attached "$OUT.err"
+kill -USR1 $WL
+for _ in $(seq 30); do
+	stat -c %.3Y "$OUT.prom"
+	sleep 0.1
+done >"$OUT.mtimes"
+term_ms
+kill "$WL" 2>/dev/null
+wait "$WL" 2>/dev/null
+expect_eq "export: exit 0" "$DS_RC" 0
+expect_range "export: SIGTERM to exit ${TERM_MS} ms" "$TERM_MS" 0 1000
+gap=$(uniq "$OUT.mtimes" | awk 'NR > 1 { d = $1 - p; if (d > m) m = d } { p = $1 } END { printf "%d", m * 1000 }')
+expect_range "export: written every second under the stream (the longest gap ${gap} ms)" \
+	"$gap" 1 2000
+expect_range "export: three writes in its 3 s at least" "$(uniq "$OUT.mtimes" | wc -l)" 3 5
+check "export: the events not read counted" \
+	grep -qE '^drainstat_lost_events_total\{reason="slow_(lost|unread)"\} [1-9]' "$OUT.prom"
 exit 0
