@@ -517,6 +517,13 @@ enum drainstat_counter {
 	 * instances taken (the kernel's count): user space fills it
 	 */
 	CNT_KRETPROBE_MISSED,
+	/*
+	 * -T: slow-drain events the ring buffer still held at the end, read too
+	 * late (the consumer reads a batch at a time): user space fills it
+	 */
+	CNT_SLOW_UNREAD,
+	/* -T: user frames not named, past the symbols' budget (src/umaps.h): user space */
+	CNT_UFRAMES_OVER_BUDGET,
 	CNT_NR,
 };
 

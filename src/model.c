@@ -39,6 +39,8 @@ static const struct {
     [CNT_PHANTOMS_ENDED] = {"phantoms_ended", true},
     [CNT_PARTIAL_WAITS] = {"partial_waits", false},
     [CNT_KRETPROBE_MISSED] = {"kretprobe_missed", true},
+    [CNT_SLOW_UNREAD] = {"slow_unread", true},
+    [CNT_UFRAMES_OVER_BUDGET] = {"uframes_over_budget", false},
 };
 
 const char *model__counter_name(enum drainstat_counter c)

@@ -177,6 +177,8 @@ struct model_slow_drain {
 	struct model_stack kstack; /* from the first drain function down */
 	int nr_uframes;
 	const char (*uframes)[MODEL_UFRAME_LEN]; /* "posix_fadvise+0x1a (libc.so.6)" */
+	/* those past the symbols' budget (umaps.h): "libc.so.6+0x891f5 [budget]" */
+	unsigned int uframes_over_budget;
 	const char
 	    *cgroup; /* the caller's, as the log's cache names it; NULL: none, or no memory */
 	struct arena arena; /* the frames, the cgroup */
@@ -187,9 +189,9 @@ struct umaps;
 struct cgroups;
 
 /*
- * d's frames named, kernel ones from ks, user ones from um, and its caller's
- * cgroup by cg (NULL: not named); its end as wall time from now, read when d
- * was. 0 or -ENOMEM.
+ * d's frames named, kernel ones from ks, user ones from um within an event's
+ * budget (umaps__event_budget()), and its caller's cgroup by cg (NULL: not
+ * named); its end as wall time from now, read when d was. 0 or -ENOMEM.
  */
 int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, struct umaps *um,
 		      struct cgroups *cg, const struct snap_clock *now,

@@ -13,6 +13,7 @@ int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, struct
 		      struct model_slow_drain *out)
 {
 	char site[MODEL_NAME_LEN], (*uframes)[MODEL_UFRAME_LEN];
+	struct umaps_budget budget;
 	int i, err;
 
 	memset(out, 0, sizeof(*out));
@@ -25,8 +26,10 @@ int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, struct
 		model__slow_drain_free(out);
 		return -ENOMEM;
 	}
+	umaps__event_budget(&budget);
 	for (i = 0; i < d->nr_uips; i++)
-		umaps__describe(um, d->uips[i], uframes[i], sizeof(uframes[i]));
+		umaps__describe(um, d->uips[i], uframes[i], sizeof(uframes[i]), &budget);
+	out->uframes_over_budget = budget.over;
 	out->uframes = (const char(*)[MODEL_UFRAME_LEN])uframes;
 	out->nr_uframes = d->nr_uips;
 	if (cg) {

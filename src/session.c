@@ -102,6 +102,15 @@ static void sleep_until(__u64 deadline, int slow_fd, int pidfd)
 	sigprocmask(SIG_SETMASK, &orig, NULL);
 }
 
+/*
+ * -T reads its events a batch at a time, for at most this long (and not past
+ * the next report): an event costs up to UMAPS_EVENT_NS to name (umaps.h), a
+ * stop signal, -d and reports wait no longer than the batch and its last event.
+ */
+#define SLOW_BATCH_NS (200ULL * 1000000)
+/* At the end, the events left are counted unread (slow_unread) for at most this long. */
+#define SLOW_DROP_NS (100ULL * 1000000)
+
 /* --prom exports every 15 s by default: node_exporter's usual scrape interval. */
 #define PROM_INTERVAL_NS (15ULL * 1000000000ULL)
 
@@ -206,6 +215,11 @@ static int report_now(struct session *s, struct snapshot *prev, struct snapshot 
 	int err, code;
 
 	err = tracer__snapshot(s->tracer, spare);
+	/* the events of the drains read, at least, are read or counted */
+	if (!err && last)
+		tracer__drop_slow(s->tracer, now_ns() + SLOW_DROP_NS, spare);
+	if (!err && s->slowlog)
+		spare->counters[CNT_UFRAMES_OVER_BUDGET] = slowlog__uframes_over_budget(s->slowlog);
 	if (!err)
 		err = verify__drains(&s->verify, spare, s->ksyms, s->tracer, now_ns());
 	if (err)
@@ -241,14 +255,15 @@ static int watch_in_flight(struct session *s, struct snapshot *snap)
 	return EXIT_OK;
 }
 
-/* -T: the slow drains the ring buffer holds, and the drains in flight when due. */
-static int run_slowlog(struct session *s, struct snapshot *watched, __u64 *next_watch)
+/* -T: a batch of the slow drains the ring buffer holds, and the drains in flight when due. */
+static int run_slowlog(struct session *s, struct snapshot *watched, __u64 *next_watch, __u64 due)
 {
+	__u64 batch_end = now_ns() + SLOW_BATCH_NS;
 	int code = EXIT_OK, err;
 
 	if (!s->slowlog)
 		return EXIT_OK;
-	tracer__consume_slow(s->tracer);
+	tracer__consume_slow(s->tracer, due < batch_end ? due : batch_end);
 	if (now_ns() >= *next_watch) {
 		code = watch_in_flight(s, watched);
 		*next_watch = now_ns() + slowlog__watch_ns(s->slowlog);
@@ -298,7 +313,8 @@ static int trace_loop(struct session *s)
 		due = next < end ? next : end;
 		sleep_until(watch && next_watch < due ? next_watch : due,
 			    tracer__slow_fd(s->tracer), s->pidfd);
-		code = run_slowlog(s, watched, &next_watch);
+		/* stopping: a last event at most, the rest counted (report_now()) */
+		code = run_slowlog(s, watched, &next_watch, stop_signal ? now_ns() : due);
 		if (code != EXIT_OK)
 			break;
 		exited = exited || traced_exited(s);

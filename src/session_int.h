@@ -18,6 +18,7 @@
 
 #include "cgroups.h"
 #include "cli.h"
+#include "monotonic.h"
 #include "export.h"
 #include "ksyms.h"
 #include "model.h"
@@ -84,14 +85,6 @@ struct session {
 	 */
 	struct snapshot prev, spare, watched;
 };
-
-static inline __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
 
 /* One line on stderr: "drainstat: " and the message. */
 static inline void say(const char *fmt, va_list ap)

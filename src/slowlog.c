@@ -29,6 +29,7 @@ struct slowlog {
 	/* the last slow process's mappings: its later events may come after it exited */
 	struct umaps *umaps;
 	__u32 umaps_pid;
+	__u64 uframes_over_budget;
 	struct logged *logged; /* the drains in flight logged, as last seen */
 	int nr_logged;
 	int logged_cap;
@@ -118,7 +119,13 @@ void slowlog__slow_drain(const struct slow_drain *d, void *arg)
 		report_text__slow_drain(l->f, &sd, time);
 	}
 	fflush(l->f);
+	l->uframes_over_budget += sd.uframes_over_budget;
 	model__slow_drain_free(&sd);
+}
+
+__u64 slowlog__uframes_over_budget(const struct slowlog *l)
+{
+	return l->uframes_over_budget;
 }
 
 static bool was_logged(const struct slowlog *l, const struct model_drain *md, __u64 id_ns)

@@ -30,6 +30,8 @@ void slowlog__free(struct slowlog *l);
 struct cgroups *slowlog__cgroups(struct slowlog *l);
 /* The tracer's slow_drain_fn: arg is the slowlog. */
 void slowlog__slow_drain(const struct slow_drain *d, void *arg);
+/* The user frames logged so far past the symbols' budget (CNT_UFRAMES_OVER_BUDGET). */
+__u64 slowlog__uframes_over_budget(const struct slowlog *l);
 /* How often to look at the drains in flight: a fraction of the threshold. */
 __u64 slowlog__watch_ns(const struct slowlog *l);
 /* Logs each drain of m in flight past the threshold, once a drain, its cgroups named. */

@@ -16,6 +16,7 @@
 #include "drainstat.h" /* before the skeleton: its .bss holds a struct of ours */
 #include "drainstat.skel.h"
 #include "kretprobe.h"
+#include "monotonic.h"
 #include "probe.h"
 #include "site.h"
 #include "tracer.h"
@@ -475,19 +476,28 @@ int tracer__attach(struct tracer *t)
 	return err;
 }
 
+/* What on_slow_event() returns to stop a batch: the event it had is read (libbpf 1.1). */
+#define SLOW_BATCH_DONE (-EAGAIN)
+
+/*
+ * Each event's cost is its user's to choose (its frames: umaps.h): a batch
+ * stops once past its deadline, so that signals, -d and reports come first.
+ */
 static int on_slow_event(void *ctx, void *data, size_t size)
 {
 	struct tracer *t = ctx;
 	struct slow_drain d = {};
 
-	if (size < sizeof(d.ev))
-		return 0;
+	if (t->slow_dropping)
+		t->slow_unread++;
+	if (size < sizeof(d.ev) || t->slow_dropping)
+		return t->slow_deadline_ns && now_ns() >= t->slow_deadline_ns ? SLOW_BATCH_DONE : 0;
 	memcpy(&d.ev, data, sizeof(d.ev));
 	tracer_read_ips(t->skel->maps.stacks, d.ev.kstack_id, d.kips, &d.nr_kips);
 	site__put_back_caller(d.kips, &d.nr_kips, DRAINSTAT_MAX_STACK_DEPTH, d.ev.kstack_ret_ip);
 	tracer_read_ips(t->skel->maps.ustacks, d.ev.ustack_id, d.uips, &d.nr_uips);
 	t->slow_fn(&d, t->slow_arg);
-	return 0;
+	return t->slow_deadline_ns && now_ns() >= t->slow_deadline_ns ? SLOW_BATCH_DONE : 0;
 }
 
 int tracer__watch_slow(struct tracer *t, slow_drain_fn fn, void *arg)
@@ -503,11 +513,32 @@ int tracer__slow_fd(const struct tracer *t)
 	return t->slow ? ring_buffer__epoll_fd(t->slow) : -1;
 }
 
-int tracer__consume_slow(struct tracer *t)
+/*
+ * ring_buffer__consume() goes on while events come (libbpf 1.1.2 has no
+ * ring_buffer__consume_n()): on_slow_event() stops it past deadline_ns.
+ */
+int tracer__consume_slow(struct tracer *t, __u64 deadline_ns)
 {
-	int n = t->slow ? ring_buffer__consume(t->slow) : 0;
+	int n;
 
+	if (!t->slow)
+		return 0;
+	t->slow_deadline_ns = deadline_ns;
+	n = ring_buffer__consume(t->slow);
+	if (n == SLOW_BATCH_DONE)
+		return 1;
 	return n < 0 ? n : 0;
+}
+
+int tracer__drop_slow(struct tracer *t, __u64 deadline_ns, struct snapshot *snap)
+{
+	int more;
+
+	t->slow_dropping = true;
+	more = tracer__consume_slow(t, deadline_ns);
+	t->slow_dropping = false;
+	snap->counters[CNT_SLOW_UNREAD] = t->slow_unread;
+	return more;
 }
 
 const struct tracer_features *tracer__features(const struct tracer *t)

@@ -204,7 +204,18 @@ int tracer__cgroup_parent(struct tracer *t, __u64 id, __u64 *parent);
 /* -T: fn gets each slow drain; the fd polls readable when some are waiting. */
 int tracer__watch_slow(struct tracer *t, slow_drain_fn fn, void *arg);
 int tracer__slow_fd(const struct tracer *t);
-int tracer__consume_slow(struct tracer *t);
+/*
+ * Reads the slow drains waiting, each to fn, until none is left or
+ * deadline_ns (CLOCK_MONOTONIC; 0: none) is past, the event read then
+ * included: 0 when none is left, 1 when some may be, or -errno.
+ */
+int tracer__consume_slow(struct tracer *t, __u64 deadline_ns);
+/*
+ * At the end, once snap is read: the slow drains still waiting counted as
+ * unread, not read, and snap's CNT_SLOW_UNREAD with them (a drain that ends
+ * meanwhile may have its event counted, not the drain); as consume_slow.
+ */
+int tracer__drop_slow(struct tracer *t, __u64 deadline_ns, struct snapshot *snap);
 const struct tracer_features *tracer__features(const struct tracer *t);
 /* Kernel stacks the programs walked so far: 0 or -errno. */
 int tracer__stack_walks(const struct tracer *t, __u64 *walks);

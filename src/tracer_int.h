@@ -66,6 +66,9 @@ struct tracer {
 	struct ring_buffer *slow;
 	slow_drain_fn slow_fn;
 	void *slow_arg;
+	__u64 slow_deadline_ns;	      /* a batch of slow drains stops past it (0: none) */
+	bool slow_dropping;	      /* the end: events are counted unread, not read */
+	__u64 slow_unread;	      /* CNT_SLOW_UNREAD */
 	__u64 skipped;		      /* CNT_SKIPPED as last read: it never goes back */
 	struct bpf_link *check_link;  /* drainstat_check_callers, NULL if the kernel refused it */
 	struct bpf_link *rmdir_link;  /* drainstat_cgroup_rmdir, NULL if the kernel refused it */

@@ -504,6 +504,7 @@ int tracer__snapshot(struct tracer *t, struct snapshot *snap)
 		err = read_skipped(t, snap);
 	if (!err) {
 		read_kretprobe_missed(t, snap);
+		snap->counters[CNT_SLOW_UNREAD] = t->slow_unread;
 		err = read_in_flight(t, snap, 0);
 	}
 	if (err)

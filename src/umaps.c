@@ -21,6 +21,7 @@
 
 #include "elfsyms.h"
 #include "grow.h"
+#include "monotonic.h"
 #include "umaps.h"
 
 struct umap {
@@ -41,6 +42,7 @@ struct umaps {
 	size_t nr, cap;
 	size_t path_bytes;    /* of every map's path */
 	unsigned int open;    /* maps whose syms are open: at most UMAPS_FDS_MAX */
+	__u64 bytes;	      /* what libelf holds for them: at most UMAPS_TOTAL_BYTES */
 	unsigned long frames; /* frames described, to find the least used file */
 };
 
@@ -284,23 +286,36 @@ static int open_mapped(int pid, const struct umap *m, struct elfsyms **syms)
 		close(fd);
 		return -EINVAL;
 	}
-	return elfsyms__open(fd, syms);
+	return elfsyms__open(fd, UMAPS_FILE_BYTES, syms);
 }
 
-/* Closes the open file a frame needed least lately: one fd free for the next. */
-static void close_least_used(struct umaps *um)
+/* Closes the open file other than keep a frame needed least lately: 0, or -ENOENT if none. */
+static int close_least_used(struct umaps *um, const struct umap *keep)
 {
 	struct umap *least = NULL;
 	size_t i;
 
 	for (i = 0; i < um->nr; i++)
-		if (um->maps[i].syms && (!least || um->maps[i].used < least->used))
+		if (um->maps[i].syms && &um->maps[i] != keep &&
+		    (!least || um->maps[i].used < least->used))
 			least = &um->maps[i];
-	if (least) {
-		elfsyms__free(least->syms);
-		least->syms = NULL;
-		um->open--;
-	}
+	if (!least)
+		return -ENOENT;
+	um->bytes -= elfsyms__bytes(least->syms);
+	elfsyms__free(least->syms);
+	least->syms = NULL;
+	um->open--;
+	return 0;
+}
+
+/* What m's file may hold: its own budget, others closed until the total has that room. */
+static __u64 make_room(struct umaps *um, const struct umap *m)
+{
+	__u64 held = m->syms ? elfsyms__bytes(m->syms) : 0;
+
+	while (um->bytes - held > UMAPS_TOTAL_BYTES - UMAPS_FILE_BYTES && !close_least_used(um, m))
+		;
+	return UMAPS_FILE_BYTES - held;
 }
 
 /*
@@ -314,13 +329,68 @@ static struct elfsyms *syms_of(struct umaps *um, struct umap *m)
 	if (m->syms || m->syms_err)
 		return m->syms;
 	if (um->open == UMAPS_FDS_MAX)
-		close_least_used(um);
+		close_least_used(um, NULL);
+	make_room(um, m);
 	m->syms_err = open_mapped(um->pid, m, &m->syms);
 	um->open += m->syms != NULL;
+	um->bytes += m->syms ? elfsyms__bytes(m->syms) : 0;
 	return m->syms;
 }
 
-const char *umaps__describe(struct umaps *um, __u64 addr, char *buf, size_t size)
+__u64 umaps__bytes(const struct umaps *um)
+{
+	return um->bytes;
+}
+
+void umaps__event_budget(struct umaps_budget *b)
+{
+	*b = (struct umaps_budget){.work = UMAPS_EVENT_WORK,
+				   .deadline_ns = now_ns() + UMAPS_EVENT_NS};
+}
+
+/* A frame's share of b: UMAPS_FRAME_WORK and UMAPS_FRAME_NS at most; false if none. */
+static bool frame_budget(const struct umaps_budget *b, struct elfsyms_budget *fb)
+{
+	__u64 now = b->deadline_ns ? now_ns() : 0;
+
+	if (!b->work || (b->deadline_ns && now >= b->deadline_ns))
+		return false;
+	fb->bytes = 0;
+	fb->work = b->work < UMAPS_FRAME_WORK ? b->work : UMAPS_FRAME_WORK;
+	fb->deadline_ns = 0;
+	if (b->deadline_ns)
+		fb->deadline_ns =
+		    b->deadline_ns < now + UMAPS_FRAME_NS ? b->deadline_ns : now + UMAPS_FRAME_NS;
+	return true;
+}
+
+/* The function at file_off of m's file, within b: 0, -E2BIG past it, or -errno. */
+static int lookup(struct umaps *um, struct umap *m, __u64 file_off, char *fn, size_t size,
+		  __u64 *off, struct umaps_budget *b)
+{
+	struct elfsyms_budget fb;
+	struct elfsyms *syms;
+	__u64 held, work;
+	int err;
+
+	if (m->syms_err)
+		return m->syms_err;
+	if (!frame_budget(b, &fb))
+		return -E2BIG;
+	syms = syms_of(um, m);
+	if (!syms)
+		return m->syms_err;
+	held = elfsyms__bytes(syms);
+	fb.bytes = make_room(um, m);
+	work = fb.work;
+	err = elfsyms__lookup(syms, file_off, fn, size, off, &fb);
+	b->work -= work - fb.work;
+	um->bytes += elfsyms__bytes(syms) - held;
+	return err;
+}
+
+const char *umaps__describe(struct umaps *um, __u64 addr, char *buf, size_t size,
+			    struct umaps_budget *b)
 {
 	size_t i;
 
@@ -329,15 +399,17 @@ const char *umaps__describe(struct umaps *um, __u64 addr, char *buf, size_t size
 
 		if (addr >= m->start && addr < m->end) {
 			__u64 file_off = addr - m->start + m->offset, off;
-			struct elfsyms *syms = syms_of(um, m);
 			char fn[128];
+			int err = lookup(um, m, file_off, fn, sizeof(fn), &off, b);
 
-			if (syms && !elfsyms__lookup(syms, file_off, fn, sizeof(fn), &off))
+			if (!err)
 				snprintf(buf, size, "%s+0x%llx (%s)", fn, (unsigned long long)off,
 					 m->name);
 			else
-				snprintf(buf, size, "%s+0x%llx", m->name,
-					 (unsigned long long)file_off);
+				snprintf(buf, size, "%s+0x%llx%s", m->name,
+					 (unsigned long long)file_off,
+					 err == -E2BIG ? " " UMAPS_BUDGET_MARK : "");
+			b->over += err == -E2BIG;
 			return buf;
 		}
 	}

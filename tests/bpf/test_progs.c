@@ -30,7 +30,7 @@
 #include "check.h"
 #include "counters.h"
 #include "drainstat.h"
-#include "now.h"
+#include "monotonic.h"
 #include "drainstat.skel.h"
 
 #define DRAIN_WORK_FN 0xffffffff81234560ULL /* any address: the programs compare it */

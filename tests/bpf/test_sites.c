@@ -28,7 +28,7 @@
 #include "check.h"
 #include "counters.h"
 #include "drainstat.h"
-#include "now.h"
+#include "monotonic.h"
 #include "tests/site_shares.skel.h"
 
 #define MAX_SITES 8

@@ -3,7 +3,8 @@
  * elfsyms__open() and elfsyms__lookup() on an arbitrary file: the -T log names user frames from the
  * ELF files of whatever process drained, whoever built them. The input is two
  * file offsets to look up (8 bytes each, little-endian), the size of the name
- * buffer (1 byte: 1 to 128), then the file.
+ * buffer (1 byte: 1 to 128), then the file. Whatever it claims, the file holds
+ * no more than its budget and a lookup does no more than its work (umaps.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 
 #include "elfsyms.h"
 #include "harness.h"
+#include "umaps.h"
 
 #define NAME_MAX_SIZE 128 /* what umaps__describe() gives */
 
@@ -19,6 +21,7 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 	static struct memfile mf;
 	struct bytes b = {data, size};
 	struct elfsyms *es = NULL;
+	struct elfsyms_budget budget;
 	__u64 offsets[2], off;
 	size_t name_size;
 	char *name;
@@ -34,13 +37,17 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 	FUZZ_CHECK(name, "out of memory");
 	fd = open(mf.path, O_RDONLY | O_CLOEXEC);
 	FUZZ_CHECK(fd >= 0, "%s: %s", mf.path, strerror(errno));
-	err = elfsyms__open(fd, &es);
-	FUZZ_CHECK(!err || err == -EINVAL, "open: %d", err);
+	err = elfsyms__open(fd, UMAPS_FILE_BYTES, &es);
+	FUZZ_CHECK(!err || err == -EINVAL || err == -E2BIG, "open: %d", err);
 	for (i = 0; es && i < 2; i++) {
 		memset(name, 'x', name_size);
-		err = elfsyms__lookup(es, offsets[i], name, name_size, &off);
-		FUZZ_CHECK(!err || err == -ENOENT || err == -EINVAL, "lookup of 0x%llx: %d",
-			   (unsigned long long)offsets[i], err);
+		budget = (struct elfsyms_budget){.bytes = UMAPS_FILE_BYTES - elfsyms__bytes(es),
+						 .work = UMAPS_FRAME_WORK};
+		err = elfsyms__lookup(es, offsets[i], name, name_size, &off, &budget);
+		FUZZ_CHECK(!err || err == -ENOENT || err == -EINVAL || err == -E2BIG,
+			   "lookup of 0x%llx: %d", (unsigned long long)offsets[i], err);
+		FUZZ_CHECK(elfsyms__bytes(es) <= UMAPS_FILE_BYTES, "%llu bytes held",
+			   (unsigned long long)elfsyms__bytes(es));
 		FUZZ_CHECK(err || memchr(name, '\0', name_size), "name at 0x%llx not terminated",
 			   (unsigned long long)offsets[i]);
 	}

@@ -56,6 +56,20 @@ untrusted_user() {
 		--inh-caps=-all --bounding-set=-all --)
 }
 
+# untrusted_home: untrusted_user, and U, a directory of its own in the
+# test's (which only root may write, and anyone may pass through); or a FAIL
+# and the test's end.
+untrusted_home() {
+	untrusted_user || {
+		fail "a user for the test" "useradd failed"
+		exit 0
+	}
+	U=$TMPDIR_TEST/u
+	chmod 0711 "$TMPDIR_TEST"
+	mkdir "$U"
+	chown "$UNTRUSTED_UID:$UNTRUSTED_GID" "$U"
+}
+
 remove_untrusted_user() {
 	pkill -KILL -u "$UNTRUSTED" 2>/dev/null
 	for _ in $(seq 50); do

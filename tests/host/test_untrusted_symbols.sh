@@ -17,14 +17,7 @@ N=20
 COMM=dsunt$$
 COMM=${COMM:0:15}
 
-untrusted_user || {
-	fail "a user for the test" "useradd failed"
-	exit 0
-}
-U=$TMPDIR_TEST/u
-chmod 0711 "$TMPDIR_TEST"
-mkdir "$U"
-chown "$UNTRUSTED_UID:$UNTRUSTED_GID" "$U"
+untrusted_home
 mkdir -m 0700 "$TMPDIR_TEST/root"
 
 # writer_blocked FIFO MARK: a writer of FIFO, blocked until a reader opens it;

@@ -17,6 +17,15 @@
 #include "escape.h"
 #include "umaps.h"
 
+/* A test's budget: an event's work, no deadline (the same on every machine). */
+static struct umaps_budget *budget(void)
+{
+	static struct umaps_budget b;
+
+	b = (struct umaps_budget){.work = UMAPS_EVENT_WORK};
+	return &b;
+}
+
 /* Not inlined, so that its address is its own. */
 __attribute__((noinline)) int umaps_test_marker(int x)
 {
@@ -29,12 +38,13 @@ static void test_own_function_named(void)
 	char buf[256];
 
 	CHECK(umaps__load(getpid(), NULL, &um) == 0);
-	umaps__describe(um, (__u64)(unsigned long)umaps_test_marker + 4, buf, sizeof(buf));
+	umaps__describe(um, (__u64)(unsigned long)umaps_test_marker + 4, buf, sizeof(buf),
+			budget());
 	CHECK_STR(buf, "umaps_test_marker+0x4 (test_umaps)");
 	/* a libc function through .dynsym */
-	umaps__describe(um, (__u64)(unsigned long)getpid, buf, sizeof(buf));
+	umaps__describe(um, (__u64)(unsigned long)getpid, buf, sizeof(buf), budget());
 	CHECK(!strncmp(buf, "getpid+0x0 (libc.so.6)", 22) || strstr(buf, "(libc.so.6)"));
-	umaps__describe(um, 0x10, buf, sizeof(buf));
+	umaps__describe(um, 0x10, buf, sizeof(buf), budget());
 	CHECK_STR(buf, "0x10");
 	umaps__free(um);
 }
@@ -54,9 +64,11 @@ static void test_maps_fixture(void)
 	fclose(f);
 	CHECK(umaps__load(0, path, &um) == 0);
 	/* an unreadable file: the offset in it */
-	CHECK_STR(umaps__describe(um, 0x55d0c5a00010, buf, sizeof(buf)), "app+0x2010");
-	CHECK_STR(umaps__describe(um, 0x7f0000000010, buf, sizeof(buf)), "0x7f0000000010");
-	CHECK_STR(umaps__describe(um, 0x7fff00000010, buf, sizeof(buf)), "0x7fff00000010");
+	CHECK_STR(umaps__describe(um, 0x55d0c5a00010, buf, sizeof(buf), budget()), "app+0x2010");
+	CHECK_STR(umaps__describe(um, 0x7f0000000010, buf, sizeof(buf), budget()),
+		  "0x7f0000000010");
+	CHECK_STR(umaps__describe(um, 0x7fff00000010, buf, sizeof(buf), budget()),
+		  "0x7fff00000010");
 	umaps__free(um);
 	unlink(path);
 	CHECK(umaps__load(0, "/nonexistent", &um) < 0);
@@ -79,9 +91,9 @@ static void test_maps_bounded(void)
 			i, i);
 	fclose(f);
 	CHECK(umaps__load(0, path, &um) == 0);
-	CHECK_STR(umaps__describe(um, 0x10000010, buf, sizeof(buf)), "0+0x10");
-	CHECK_STR(umaps__describe(um, 0x13fff010, buf, sizeof(buf)), "16383+0x10");
-	CHECK_STR(umaps__describe(um, 0x14000010, buf, sizeof(buf)), "0x14000010");
+	CHECK_STR(umaps__describe(um, 0x10000010, buf, sizeof(buf), budget()), "0+0x10");
+	CHECK_STR(umaps__describe(um, 0x13fff010, buf, sizeof(buf), budget()), "16383+0x10");
+	CHECK_STR(umaps__describe(um, 0x14000010, buf, sizeof(buf), budget()), "0x14000010");
 	umaps__free(um);
 	/* long paths: 4 MiB of them is some 1000 of PATH_MAX */
 	f = fopen(path, "w");
@@ -90,8 +102,8 @@ static void test_maps_bounded(void)
 			0x10001 + i, i, i);
 	fclose(f);
 	CHECK(umaps__load(0, path, &um) == 0);
-	CHECK(strstr(umaps__describe(um, 0x10000010, buf, sizeof(buf)), "+0x10") != NULL);
-	CHECK_STR(umaps__describe(um, 0x107d0010, buf, sizeof(buf)), "0x107d0010");
+	CHECK(strstr(umaps__describe(um, 0x10000010, buf, sizeof(buf), budget()), "+0x10") != NULL);
+	CHECK_STR(umaps__describe(um, 0x107d0010, buf, sizeof(buf), budget()), "0x107d0010");
 	umaps__free(um);
 	unlink(path);
 }
@@ -109,7 +121,7 @@ static void test_hostile_file_name(void)
 	      f);
 	fclose(f);
 	CHECK(umaps__load(0, path, &um) == 0);
-	umaps__describe(um, 0x55d0c5a00010, buf, sizeof(buf));
+	umaps__describe(um, 0x55d0c5a00010, buf, sizeof(buf), budget());
 	CHECK_STR(escape__text(buf, sizeof(buf), shown, sizeof(shown)),
 		  "ev\\x1b[31m\"\\x5c\\xff\\x0a+0x10");
 	umaps__free(um);
@@ -165,7 +177,8 @@ static const char *describe_marker(const char *base, __u64 file_off, char shown[
 	char buf[256];
 
 	CHECK(umaps__load(getpid(), NULL, &um) == 0);
-	umaps__describe(um, (__u64)(unsigned long)(base + file_off + 4), buf, sizeof(buf));
+	umaps__describe(um, (__u64)(unsigned long)(base + file_off + 4), buf, sizeof(buf),
+			budget());
 	umaps__free(um);
 	return escape__text(buf, sizeof(buf), shown, ESCAPE_SIZE(256));
 }
@@ -237,7 +250,7 @@ static void test_open_files_bounded(void)
 	CHECK(umaps__load(getpid(), NULL, &um) == 0);
 	for (round = 0; round < 2; round++)
 		for (i = 0; i < sizeof(frames) / sizeof(frames[0]); i++) {
-			umaps__describe(um, frames[i].addr, buf, sizeof(buf));
+			umaps__describe(um, frames[i].addr, buf, sizeof(buf), budget());
 			CHECK(strstr(buf, frames[i].name) != NULL);
 			n = open_fds() - before;
 			most = n > most ? n : most;
@@ -253,10 +266,12 @@ static void test_elfsyms_errors(void)
 	char name[64];
 	__u64 off;
 
-	CHECK(elfsyms__open(open("/proc/self/status", O_RDONLY), &es) == -EINVAL);
-	CHECK(elfsyms__open(open("/dev/null", O_RDONLY), &es) == -EINVAL);
-	CHECK(elfsyms__open(open("/proc/self/exe", O_RDONLY), &es) == 0);
-	CHECK(elfsyms__lookup(es, 0x7fffffffffffULL, name, sizeof(name), &off) == -ENOENT);
+	struct elfsyms_budget b = {.bytes = UMAPS_FILE_BYTES, .work = UMAPS_FRAME_WORK};
+
+	CHECK(elfsyms__open(open("/proc/self/status", O_RDONLY), UMAPS_FILE_BYTES, &es) == -EINVAL);
+	CHECK(elfsyms__open(open("/dev/null", O_RDONLY), UMAPS_FILE_BYTES, &es) == -EINVAL);
+	CHECK(elfsyms__open(open("/proc/self/exe", O_RDONLY), UMAPS_FILE_BYTES, &es) == 0);
+	CHECK(elfsyms__lookup(es, 0x7fffffffffffULL, name, sizeof(name), &off, &b) == -ENOENT);
 	elfsyms__free(es);
 }
 

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 #define WORKLOAD_NAME "drainforce"
 #include "workload.h"
@@ -46,8 +47,20 @@ struct options {
 	bool hold;	/* -H: after the rounds, stay until killed */
 	bool verbose;
 	const char *times; /* -t: each round's DONTNEED call, timed, to this file */
+	/* -F: the DONTNEED call's user frames in these files, in turn */
+	const char *frames_files[4];
+	int nr_frames_files;
 	const char *path;
 };
+
+/* -F: a frame of a frame pointer chain, as the kernel walks it (x86_64) */
+struct fake_frame {
+	struct fake_frame *next;
+	unsigned long ret;
+};
+
+#define FAKE_FRAMES	31	   /* with the syscall's own address, the 32 -T keeps */
+#define FAKE_FRAMES_MAP (1L << 20) /* of the file, mapped from its start */
 
 /* State shared by the reader and the dropper; the semaphores order every access. */
 struct lockstep {
@@ -61,7 +74,8 @@ struct lockstep {
 	atomic_int err; /* first errno of either thread */
 	const char *failed_op;
 	long rounds_done;
-	struct round_time *times; /* -t: one per round, rounds 1..N at 0..N-1 */
+	struct round_time *times;  /* -t: one per round, rounds 1..N at 0..N-1 */
+	struct fake_frame *frames; /* -F: the chain the DONTNEED call is made with */
 };
 
 /* -t: a round's DONTNEED call, its start (CLOCK_REALTIME, as bash's EPOCHREALTIME) and length. */
@@ -81,7 +95,7 @@ static long long realtime_ns(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: drainforce [-hv] [-n ROUNDS | -r] [-a CPU_A] [-b CPU_B] [-c COMM] "
-		   "[-k K] [-p PAGES] [-s MS] [-t TIMES] [-W] [-H] FILE\n"
+		   "[-k K] [-p PAGES] [-s MS] [-t TIMES] [-F FRAMES] [-W] [-H] FILE\n"
 		   "  -n ROUNDS  rounds to run, one remote drain each (default 100)\n"
 		   "  -r         run rounds until SIGINT/SIGTERM, then print the count\n"
 		   "  -a CPU_A   CPU of the reader, the CPU drained (default 0)\n"
@@ -94,6 +108,10 @@ static void usage(FILE *f)
 		   "  -t TIMES   write each round's DONTNEED call to TIMES (needs -n): its\n"
 		   "             start (realtime ns) and its length (ns), a line each\n"
 		   "  -W         after setup, wait for SIGUSR1 before round 1 (after any -s)\n"
+		   "  -F FRAMES  make each DONTNEED call (x86_64) with a frame pointer chain\n"
+		   "             of 31 return addresses into FRAMES (1 MiB at least), mapped:\n"
+		   "             a hostile user's stack, as the -T log reads it; up to 4\n"
+		   "             times, the frames in each file in turn\n"
 		   "  -H         after the rounds, print their count and stay until killed:\n"
 		   "             a tracer of its PID goes on\n"
 		   "  -v         describe setup and result on stderr\n"
@@ -128,6 +146,12 @@ static int parse_option(int opt, const char *arg, struct options *o)
 	case 't':
 		o->times = arg;
 		return 0;
+	case 'F':
+		if (o->nr_frames_files ==
+		    (int)(sizeof(o->frames_files) / sizeof(o->frames_files[0])))
+			return usage_error("-F given more than 4 times");
+		o->frames_files[o->nr_frames_files++] = arg;
+		return 0;
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -153,7 +177,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 
 	*o = (struct options){.rounds = 100, .cpu_b = 1, .comm = "drainforce", .pages = 4};
 	opterr = 0;
-	while ((opt = getopt(argc, argv, "n:ra:b:c:k:p:s:t:vWHh")) != -1) {
+	while ((opt = getopt(argc, argv, "n:ra:b:c:k:p:s:t:F:vWHh")) != -1) {
 		has_n |= opt == 'n';
 		has_r |= opt == 'r';
 		err = parse_option(opt, optarg, o);
@@ -238,6 +262,65 @@ static bool last_round(const struct lockstep *ls)
 	return ls->rounds_done && stop_requested;
 }
 
+/*
+ * POSIX_FADV_DONTNEED on fd with rbp at frames: the kernel's walk of the user
+ * stack starts there (perf_callchain_user()). A positive errno, as posix_fadvise().
+ */
+static int fadvise_framed(int fd, struct fake_frame *frames)
+{
+#ifdef __x86_64__
+	register long advice asm("r10") = POSIX_FADV_DONTNEED;
+	long ret;
+
+	asm volatile("mov %%rbp, %%r12\n\tmov %[fp], %%rbp\n\tsyscall\n\tmov %%r12, %%rbp"
+		     : "=a"(ret)
+		     : "0"((long)SYS_fadvise64), "D"((long)fd), "S"(0L), "d"(0L),
+		       "r"(advice), [fp] "b"(frames)
+		     : "rcx", "r11", "r12", "memory");
+	return ret < 0 ? (int)-ret : 0;
+#else
+	(void)fd;
+	(void)frames;
+	return EOPNOTSUPP;
+#endif
+}
+
+/* -F: path's first FAKE_FRAMES_MAP bytes mapped, or NULL (errno set). */
+static char *map_frames_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *base;
+
+	if (fd < 0)
+		return NULL;
+	base = mmap(NULL, FAKE_FRAMES_MAP, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	return base == MAP_FAILED ? NULL : base;
+}
+
+/* -F: the files mapped, and a chain of FAKE_FRAMES frames into them in turn, 64 bytes apart. */
+static int make_frames(const struct options *o, struct fake_frame **out)
+{
+	char *base[sizeof(o->frames_files) / sizeof(o->frames_files[0])];
+	struct fake_frame *f;
+	int i;
+
+	for (i = 0; i < o->nr_frames_files; i++) {
+		base[i] = map_frames_file(o->frames_files[i]);
+		if (!base[i])
+			return -errno;
+	}
+	f = calloc(FAKE_FRAMES, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	for (i = 0; i < FAKE_FRAMES; i++)
+		f[i] = (struct fake_frame){i + 1 < FAKE_FRAMES ? &f[i + 1] : NULL,
+					   (unsigned long)base[i % o->nr_frames_files] + 0x1000 +
+					       64UL * (unsigned long)i};
+	*out = f;
+	return 0;
+}
+
 static void *dropper_main(void *arg)
 {
 	struct lockstep *ls = arg;
@@ -252,7 +335,8 @@ static void *dropper_main(void *arg)
 			break;
 		}
 		start = ls->times && round >= 1 ? realtime_ns() : 0;
-		err = posix_fadvise(ls->fd, 0, 0, POSIX_FADV_DONTNEED);
+		err = ls->frames ? fadvise_framed(ls->fd, ls->frames)
+				 : posix_fadvise(ls->fd, 0, 0, POSIX_FADV_DONTNEED);
 		if (start)
 			ls->times[round - 1] = (struct round_time){start, realtime_ns() - start};
 		if (err) {
@@ -359,6 +443,9 @@ int main(int argc, char **argv)
 	if (opts.verbose)
 		fprintf(stderr, "drainforce: %s ready: %ld pages a round, CPU_A %ld, CPU_B %ld\n",
 			opts.path, opts.pages, opts.cpu_a, opts.cpu_b);
+	err = opts.nr_frames_files ? make_frames(&opts, &ls.frames) : 0;
+	if (err)
+		return runtime_error("-F", NULL, err);
 	if (opts.wait_usr1)
 		block_usr1();
 	ls.times = opts.times ? calloc((size_t)opts.rounds, sizeof(*ls.times)) : NULL;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The BPF tests' clock: the programs' bpf_ktime_get_ns(), read from user space. */
-#ifndef TESTS_BPF_NOW_H
-#define TESTS_BPF_NOW_H
+/* Now on CLOCK_MONOTONIC, the BPF side's clock (bpf_ktime_get_ns()), in ns. */
+#ifndef MONOTONIC_H
+#define MONOTONIC_H
 
 #include <time.h>
 #include <linux/types.h>
@@ -14,4 +14,4 @@ static inline __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
 }
 
-#endif /* TESTS_BPF_NOW_H */
+#endif /* MONOTONIC_H */
