@@ -4,6 +4,7 @@
  * order of the exit codes: privileges, its BTF, tracefs (mounted here where
  * it is not), then what its BTF says of the hooks.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "setup_int.h"
@@ -17,7 +18,14 @@ int kernel__check_privileges(void)
 
 int kernel__check_btf_exposed(void)
 {
-	if (probe__btf(BTF_PATH))
+	int err = probe__btf(BTF_PATH);
+
+	if (err == -ENODATA)
+		return say_error(EXIT_NO_BTF,
+				 "the kernel's BTF (%s) is empty or not BTF: drainstat needs the "
+				 "kernel's own, built with CONFIG_DEBUG_INFO_BTF=y",
+				 BTF_PATH);
+	if (err)
 		return say_error(EXIT_NO_BTF,
 				 "the kernel exposes no BTF (%s): drainstat needs a kernel "
 				 "built with CONFIG_DEBUG_INFO_BTF=y",

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <linux/capability.h>
 
 #include "setup_int.h"
 
@@ -42,12 +43,24 @@ static int kallsyms_error(struct session *s, int err)
 				 "kernel addresses in %s are hidden even from root "
 				 "(kernel.kptr_restrict=2): set kernel.kptr_restrict to 0 or 1",
 				 KALLSYMS);
+	/* with CAP_SYSLOG the kernel shows them at 0 and 1: something else hides them */
+	if (err == -EPERM && probe__has_cap(CAP_SYSLOG) > 0)
+		return say_error(EXIT_NO_KALLSYMS,
+				 "kernel addresses in %s are hidden although drainstat has "
+				 "CAP_SYSLOG and kernel.kptr_restrict is %d: is a file mounted "
+				 "over it?",
+				 KALLSYMS, kptr_restrict);
 	if (err == -EPERM)
 		return say_error(
 		    EXIT_NO_KALLSYMS,
 		    "kernel addresses in %s are hidden: run as root, or with CAP_SYSLOG, "
 		    "or set %s",
 		    KALLSYMS, kallsyms_fix(kptr_restrict));
+	/* ksyms__load()'s for a file with no symbol line */
+	if (err == -EINVAL)
+		return say_error(
+		    EXIT_NO_KALLSYMS,
+		    "%s lists no kernel symbol: is it empty, or a file mounted over it?", KALLSYMS);
 	return say_error(EXIT_NO_KALLSYMS, "cannot read %s: %s", KALLSYMS, strerror(-err));
 }
 

@@ -13,6 +13,7 @@
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <linux/btf.h>
 #include <linux/capability.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
@@ -32,7 +33,7 @@
 #define VMLINUX_BTF "/sys/kernel/btf/vmlinux"
 
 /* 1 if this task's effective set holds cap, 0 if not, -errno if capget fails. */
-static int has_effective_cap(int cap)
+int probe__has_cap(int cap)
 {
 	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
@@ -44,16 +45,31 @@ static int has_effective_cap(int cap)
 
 int probe__privileges(void)
 {
-	int admin = has_effective_cap(CAP_SYS_ADMIN);
+	int admin = probe__has_cap(CAP_SYS_ADMIN);
 
 	if (admin)
 		return admin < 0 ? admin : 0;
-	return has_effective_cap(CAP_BPF) > 0 && has_effective_cap(CAP_PERFMON) > 0 ? 0 : -EPERM;
+	return probe__has_cap(CAP_BPF) > 0 && probe__has_cap(CAP_PERFMON) > 0 ? 0 : -EPERM;
 }
 
 int probe__btf(const char *path)
 {
-	return access(path, R_OK) ? -errno : 0;
+	struct btf_header h;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, &h, sizeof(h));
+	close(fd);
+	if (n < 0)
+		return -errno;
+	/* libbpf's load would fail on it later, said as a load failure */
+	if ((size_t)n < sizeof(h) ||
+	    (h.magic != BTF_MAGIC && h.magic != __builtin_bswap16(BTF_MAGIC)))
+		return -ENODATA;
+	return 0;
 }
 
 static bool is_tracefs(const char *dir)
@@ -306,7 +322,7 @@ int probe__perf_restricted(int err)
 		return 0;
 	if (probe__sysctl("kernel.perf_event_paranoid", &paranoid) || paranoid <= 2)
 		return 0;
-	return has_effective_cap(CAP_SYS_ADMIN) ? 0 : paranoid;
+	return probe__has_cap(CAP_SYS_ADMIN) ? 0 : paranoid;
 }
 
 bool probe__short_of_resources(int err)

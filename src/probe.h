@@ -8,7 +8,12 @@
 
 /* 0 if root or holding CAP_BPF and CAP_PERFMON (CAP_SYS_ADMIN before 5.8), else -EPERM. */
 int probe__privileges(void);
-/* 0 if the kernel exposes its BTF (CO-RE needs it), else -ENOENT. */
+/* 1 if the process has capability cap in its effective set, 0 if not, or -errno. */
+int probe__has_cap(int cap);
+/*
+ * 0 if the kernel exposes its BTF (CO-RE needs it) at path; -ENODATA if the
+ * file there is empty or not BTF; else -errno of its open or read.
+ */
 int probe__btf(const char *path);
 
 /*

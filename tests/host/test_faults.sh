@@ -154,10 +154,20 @@ NS=(unshare -m --propagation private bash -c)
 grep -v ' lru_add_drain_per_cpu$' /proc/kallsyms >"$TMPDIR_TEST/kallsyms.nosym"
 sed 's/^[0-9a-f]*/0000000000000000/' /proc/kallsyms >"$TMPDIR_TEST/kallsyms.hidden"
 expect_fail 69 "no BTF: exit 69" "${NS[@]}" "mount -t tmpfs none /sys/kernel/btf && '$DRAINSTAT' -d 1"
+: >"$TMPDIR_TEST/empty"
+expect_fail 69 "an empty BTF file: exit 69" \
+	"${NS[@]}" "mount --bind '$TMPDIR_TEST/empty' /sys/kernel/btf/vmlinux && '$DRAINSTAT' -d 1"
+check "an empty BTF file: said so" grep -q 'is empty or not BTF' <<<"$FAIL_ERR"
+expect_fail 72 "an empty /proc/kallsyms: exit 72" \
+	"${NS[@]}" "mount --bind '$TMPDIR_TEST/empty' /proc/kallsyms && '$DRAINSTAT' -d 1"
+check "an empty /proc/kallsyms: said so, not EINVAL" grep -q 'lists no kernel symbol' <<<"$FAIL_ERR"
 expect_fail 70 "no lru_add_drain_per_cpu: exit 70" \
 	"${NS[@]}" "mount --bind '$TMPDIR_TEST/kallsyms.nosym' /proc/kallsyms && '$DRAINSTAT' -d 1"
 expect_fail 72 "kallsyms addresses hidden: exit 72" \
 	"${NS[@]}" "mount --bind '$TMPDIR_TEST/kallsyms.hidden' /proc/kallsyms && '$DRAINSTAT' -d 1"
+# root has CAP_SYSLOG: "run as root" would be no advice
+check "kallsyms addresses hidden from root: not told to run as root" \
+	grep -q 'although drainstat has CAP_SYSLOG' <<<"$FAIL_ERR"
 expect_fail 72 "kallsyms unreadable: exit 72" \
 	"${NS[@]}" "mount --bind /dev/null /proc/kallsyms && '$DRAINSTAT' -d 1"
 

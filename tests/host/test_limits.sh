@@ -95,6 +95,14 @@ expect_limit 1 "ulimit -n 16, -T --prom: the need named" "$(nofile_msg 16)" \
 	with_nofile 16 "${DS[@]}" -T 1ns --prom "$PROM" 0.2 -d 0.5
 NEED_MORE=$(fds_needed)
 expect_range "-T --prom need more fds" "$NEED_MORE" $((${NEED:-1024} + 1)) 1024
+# the man page's figures (EXIT STATUS, 1) are these, within a tenth, in tracepoint mode
+if "${DS[@]}" -d 0.1 2>/dev/null | grep -q '^drainstat .*: mode tracepoint,'; then
+	read -r MAN_FDS MAN_FDS_MORE <<<"$(sed -n 's/.*about \([0-9]*\) in tracepoint mode and \([0-9]*\) with$/\1 \2/p' man/drainstat.8)"
+	expect_range "the man page's fds ($MAN_FDS) are the need, within a tenth" "${MAN_FDS:-0}" \
+		$((${NEED:-0} * 9 / 10)) $((${NEED:-0} * 11 / 10))
+	expect_range "the man page's fds for -T --prom ($MAN_FDS_MORE) are the need, within a tenth" \
+		"${MAN_FDS_MORE:-0}" $((${NEED_MORE:-0} * 9 / 10)) $((${NEED_MORE:-0} * 11 / 10))
+fi
 # at that need, with drains to log: -T keeps the files it names user frames
 # from open (the workload's and libc), and an export is written meanwhile
 "$WORKLOADS/drainforce" -r -c limitsforce "$TMPDIR_TEST/data" >/dev/null 2>&1 &

@@ -404,4 +404,43 @@ fi
 stuck_all
 pileup_all
 
+# Cgroups named by the kernel (a cgroup iterator, 6.1 and later; issue 40):
+# drains from a cgroup four levels deep, with names of 200 bytes, are named
+# whole, and no report walks the tree. Last: with cgroup2 mounted, drainstat
+# keys the sites by cgroup too, which the checks before do not expect.
+cgname_run() {
+	local cg=/sys/fs/cgroup comm=dscgname out=/tmp/cgname name path= i
+	if ! grep -q ' - cgroup2 ' /proc/self/mountinfo && ! mount -t cgroup2 cgroup2 $cg; then
+		fail "cgname: cgroup2 mounted at $cg"
+		return 1
+	fi
+	name=$(printf '%0200d' 0)
+	for i in 1 2 3 4; do
+		path=$path/ds$i$name
+	done
+	mkdir -p $cg$path
+	"$DRAINSTAT" -v -j -c $comm >$out.json 2>$out.err &
+	DS_PID=$!
+	if wait_attached $out.err; then
+		(echo "$BASHPID" >$cg$path/cgroup.procs && exec ./drainforce -n 5 -c $comm "$DATA")
+		kill -INT $DS_PID
+	else
+		fail "cgname: drainstat starts" "$(head -c 300 $out.err)"
+		kill $DS_PID
+	fi
+	wait_drainstat
+	expect_eq "cgname: exit 0 after SIGINT" "$DS_RC" 0
+	check "cgname: the drains' cgroup named whole (4 levels of 202 bytes)" \
+		grep -q "\"comm\":\"$comm\",\"cgroup\":\"$path\"," $out.json
+	check "cgname: named by the kernel, no walk of the tree" \
+		grep -qE 'cgroups: [1-9][0-9]* named by the kernel, 0 walks' $out.err
+	grep 'named by the kernel' $out.err | sed 's/^/# /'
+	for i in 4 3 2 1; do
+		rmdir $cg$path
+		path=${path%/*}
+	done
+	umount $cg
+}
+cgname_run
+
 echo "# auto mode on $VM_KERNEL: $AUTO_MODE"
