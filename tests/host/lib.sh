@@ -81,6 +81,23 @@ remove_untrusted_user() {
 	UNTRUSTED=
 }
 
+# unit_caps_drainstat PATH: PATH, a script that runs drainstat with its args
+# under the capabilities of the unit (dist/drainstat.service) alone, as root,
+# tracefs mounted as the unit requires (in a mount namespace of its own: the
+# host's stays as it is); it execs through unshare and setpriv, so that a
+# background run's $! is drainstat's pid.
+UNIT_CAPS=-all,+bpf,+perfmon,+syslog
+unit_caps_drainstat() {
+	cat >"$1" <<WRAPPER
+#!/bin/bash
+exec unshare -m --propagation private bash -c '
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+	exec setpriv --bounding-set=$UNIT_CAPS --inh-caps=$UNIT_CAPS --ambient-caps=$UNIT_CAPS "\$@"' \
+	capped "$DRAINSTAT" "\$@"
+WRAPPER
+	chmod 0755 "$1"
+}
+
 # as_untrusted CMD...: CMD as UNTRUSTED, with no capability and no group of
 # root's. In the background, "${AS_UNTRUSTED[@]}" CMD... &: then $! is CMD's
 # pid (setpriv execs it), not a subshell's.

@@ -56,18 +56,10 @@ cleanup_cgroups() {
 }
 trap cleanup_cgroups EXIT
 
-# the unit's capabilities, as root, tracefs mounted as the unit requires (in a
-# mount namespace of the test's own: the host's stays as it is)
-CAPS=-all,+bpf,+perfmon,+syslog
+# the unit's capabilities, as root
+CAPS=$UNIT_CAPS
 CAPPED=$TMPDIR_TEST/capped
-cat >"$CAPPED" <<WRAPPER
-#!/bin/bash
-exec unshare -m --propagation private bash -c '
-	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
-	exec setpriv --bounding-set=$CAPS --inh-caps=$CAPS --ambient-caps=$CAPS "\$@"' \
-	capped "$DRAINSTAT" "\$@"
-WRAPPER
-chmod 0755 "$CAPPED"
+unit_caps_drainstat "$CAPPED"
 
 mkdir -p "$MNT/$UNIT"
 chown "$UNTRUSTED_UID:$UNTRUSTED_GID" "$MNT/$UNIT" "$MNT/$UNIT/cgroup.procs" \
