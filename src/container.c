@@ -11,6 +11,7 @@
  *             /docker/<id>, /libpod_parent/libpod-<id>
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <string.h>
 
 #include "container.h"
@@ -348,7 +349,7 @@ bool container__parse(const char *path, struct container *out)
 	return false;
 }
 
-const char *container__runtime_name(enum container_runtime rt)
+const char *container__runtime_name(const struct container *c)
 {
 	static const char *const names[] = {
 	    [CONTAINER_RUNTIME_CONTAINERD] = "containerd", [CONTAINER_RUNTIME_CRIO] = "crio",
@@ -356,7 +357,25 @@ const char *container__runtime_name(enum container_runtime rt)
 	    [CONTAINER_RUNTIME_NSPAWN] = "nspawn",
 	};
 
-	return (unsigned int)rt < sizeof(names) / sizeof(names[0]) ? names[rt] : NULL;
+	if (c->conmon)
+		return c->runtime == CONTAINER_RUNTIME_CRIO ? "crio-conmon" : "podman-conmon";
+	return (unsigned int)c->runtime < sizeof(names) / sizeof(names[0]) ? names[c->runtime]
+									   : NULL;
+}
+
+const char *container__short(const struct container *c, char *buf, size_t size)
+{
+	const char *runtime = container__runtime_name(c);
+	/* a machine's name is its whole id; a container's id is cut as docker ps cuts it */
+	int len = c->runtime == CONTAINER_RUNTIME_NSPAWN ? CONTAINER_ID_MAX : CONTAINER_SHORT_ID;
+
+	if (!c->id[0])
+		return NULL;
+	if (runtime)
+		snprintf(buf, size, "%s:%.*s", runtime, len, c->id);
+	else
+		snprintf(buf, size, "%.*s", len, c->id);
+	return buf;
 }
 
 const char *container__qos_name(enum container_qos qos)

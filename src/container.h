@@ -59,8 +59,22 @@ bool container__parse(const char *path, struct container *out);
  */
 bool container__is_own(const char *name, size_t len);
 
-/* The names JSON and the text show: "containerd", "crio", ...; NULL for NONE. */
-const char *container__runtime_name(enum container_runtime rt);
+/*
+ * The runtime as JSON and the text name it: "containerd", "crio", "docker",
+ * "podman", "nspawn"; a monitor as "crio-conmon", "podman-conmon" (its drains
+ * are not the container's). NULL when no runtime is known.
+ */
+const char *container__runtime_name(const struct container *c);
+
+/* The id as a CGROUP column shows it: a container's first 12 hex digits, a machine's name. */
+#define CONTAINER_SHORT_ID 12
+
+/*
+ * "containerd:0123456789ab", "nspawn:web", or the short id alone when the
+ * runtime is not known, into buf (raw: a machine's name may need escaping).
+ * Returns buf, or NULL when c has no container id.
+ */
+const char *container__short(const struct container *c, char *buf, size_t size);
 /* "guaranteed", "burstable", "besteffort"; NULL for NONE. */
 const char *container__qos_name(enum container_qos qos);
 

@@ -7,23 +7,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container.h"
 #include "escape.h"
 #include "report_text.h"
 #include "report_text_int.h"
 #include "units.h"
 
+const char *report_text_container(const char *cgroup, char *buf, size_t size)
+{
+	struct container c;
+
+	if (!container__parse(cgroup, &c))
+		return NULL;
+	return container__short(&c, buf, size);
+}
+
 /*
  * ", cgroup /system.slice/x.service", or ", cgroup:ID" for one gone: a cgroup
- * as named (NULL: none, nothing written), escaped.
+ * as named (NULL: none, nothing written), escaped; then the container it
+ * names, " (containerd:0123456789ab)", where it names one.
  */
 static void print_cgroup(FILE *f, const char *cgroup)
 {
-	char *shown;
+	char compact[CONTAINER_ID_MAX + 32], *shown;
 
 	if (!cgroup)
 		return;
 	shown = escape__dup(cgroup);
 	fprintf(f, ", %s%s", strncmp(cgroup, "cgroup:", 7) ? "cgroup " : "", shown ? shown : "?");
+	free(shown);
+	if (!report_text_container(cgroup, compact, sizeof(compact)))
+		return;
+	shown = escape__dup(compact);
+	fprintf(f, " (%s)", shown ? shown : "?");
 	free(shown);
 }
 

@@ -43,7 +43,7 @@ static void check_found(const char *path, bool known, const struct container *c)
 	else
 		FUZZ_CHECK(all_hex(c->id) && (n == 0 || n >= 12), "'%s': id '%s'", path, c->id);
 	check_uid(c->pod_uid);
-	FUZZ_CHECK(c->runtime == CONTAINER_RUNTIME_NONE || container__runtime_name(c->runtime),
+	FUZZ_CHECK(c->runtime == CONTAINER_RUNTIME_NONE || container__runtime_name(c),
 		   "'%s': runtime %d", path, c->runtime);
 	FUZZ_CHECK(c->qos == CONTAINER_QOS_NONE || container__qos_name(c->qos), "'%s': qos %d",
 		   path, c->qos);

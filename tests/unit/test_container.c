@@ -165,10 +165,28 @@ static void test_huge_path(void)
 
 static void test_names(void)
 {
-	CHECK_STR(container__runtime_name(CONTAINER_RUNTIME_CONTAINERD), "containerd");
-	CHECK_STR(container__runtime_name(CONTAINER_RUNTIME_NSPAWN), "nspawn");
-	CHECK(container__runtime_name(CONTAINER_RUNTIME_NONE) == NULL);
-	CHECK(container__runtime_name((enum container_runtime)99) == NULL);
+	struct container c = {.runtime = CONTAINER_RUNTIME_CONTAINERD, .id = ID};
+	char buf[96];
+
+	CHECK_STR(container__runtime_name(&c), "containerd");
+	CHECK_STR(container__short(&c, buf, sizeof(buf)), "containerd:0123456789ab");
+	c.runtime = CONTAINER_RUNTIME_CRIO;
+	c.conmon = true;
+	CHECK_STR(container__runtime_name(&c), "crio-conmon");
+	c.runtime = CONTAINER_RUNTIME_PODMAN;
+	CHECK_STR(container__short(&c, buf, sizeof(buf)), "podman-conmon:0123456789ab");
+	c.conmon = false;
+	c.runtime = CONTAINER_RUNTIME_NONE;
+	CHECK(container__runtime_name(&c) == NULL);
+	CHECK_STR(container__short(&c, buf, sizeof(buf)), "0123456789ab");
+	c.runtime = CONTAINER_RUNTIME_NSPAWN;
+	strcpy(c.id, "a-machine-name-longer-than-twelve");
+	CHECK_STR(container__short(&c, buf, sizeof(buf)),
+		  "nspawn:a-machine-name-longer-than-twelve");
+	c.id[0] = '\0';
+	CHECK(container__short(&c, buf, sizeof(buf)) == NULL);
+	c.runtime = (enum container_runtime)99;
+	CHECK(container__runtime_name(&c) == NULL);
 	CHECK_STR(container__qos_name(CONTAINER_QOS_BESTEFFORT), "besteffort");
 	CHECK(container__qos_name(CONTAINER_QOS_NONE) == NULL);
 }
