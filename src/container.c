@@ -162,6 +162,11 @@ static bool pod_uid(struct component c, char uid[CONTAINER_POD_UID_MAX + 1])
 	return true;
 }
 
+bool container__pod_uid(const char *s, size_t len, char uid[CONTAINER_POD_UID_MAX + 1])
+{
+	return pod_uid((struct component){s, len}, uid);
+}
+
 /* The QoS class a systemd name carries after "kubepods-": "burstable-", "besteffort-" or none. */
 static enum container_qos slice_qos(struct component *rest)
 {

@@ -52,6 +52,13 @@ struct container {
 bool container__parse(const char *path, struct container *out);
 
 /*
+ * A pod UID, s[0..len): a UUID with '-' or '_' (the systemd driver's escape)
+ * between its groups, or a static pod's 32 hex digits. Into uid with dashes;
+ * false (uid untouched) if neither.
+ */
+bool container__pod_uid(const char *s, size_t len, char uid[CONTAINER_POD_UID_MAX + 1]);
+
+/*
  * Whether the component name[0..len) is a container's own cgroup, as
  * cgroups__unit() cuts it off: a bare 64-hex id, or "<runtime>-<hex>.scope"
  * with 12 hex digits or more (more than container__parse() takes: a longer
