@@ -21,6 +21,8 @@
 #define PODNAMES_ROOT "/var/log/pods"
 /* Entries read at most (a directory a bug or an attack filled stays cheap) */
 #define PODNAMES_SCAN 65536
+/* The -T log's pods are read again at most this often (the reports': once an interval) */
+#define PODNAMES_REFRESH_NS 1000000000ULL
 /* Pods kept at most: far over the kubelet's --max-pods (110 by default) */
 #define PODNAMES_MAX 4096
 /* A namespace is a DNS label (63), a pod's name a DNS subdomain (253) */

@@ -31,15 +31,26 @@ static void check_printable(const char *text, size_t len)
 	}
 }
 
-/* " (containerd:0123456789ab)" where cgroup names a container, escaped; else "". */
-static const char *container_shown(const char *cgroup, char *buf, size_t size)
+/*
+ * " (pod/NS/NAME, containerd:0123456789ab)", " (pod/NS/NAME)" or
+ * " (containerd:0123456789ab)" for what cgroup and pod name, escaped; else "".
+ */
+static const char *container_shown(const char *cgroup, const struct model_pod *pod, char *buf,
+				   size_t size)
 {
-	char raw[CONTAINER_ID_MAX + 32], shown[ESCAPE_SIZE(sizeof(raw))];
+	char raw[CONTAINER_ID_MAX + 32], shown[ESCAPE_SIZE(sizeof(raw))], pods[700];
 	struct container c;
+	bool has = cgroup && container__parse(cgroup, &c) && container__short(&c, raw, sizeof(raw));
 
 	buf[0] = '\0';
-	if (cgroup && container__parse(cgroup, &c) && container__short(&c, raw, sizeof(raw)))
-		snprintf(buf, size, " (%s)", escape__text(raw, sizeof(raw), shown, sizeof(shown)));
+	if (has)
+		escape__text(raw, sizeof(raw), shown, sizeof(shown));
+	if (pod->name) {
+		snprintf(pods, sizeof(pods), "pod/%s/%s", pod->namespace, pod->name);
+		snprintf(buf, size, " (%s%s%s)", pods, has ? ", " : "", has ? shown : "");
+	} else if (has) {
+		snprintf(buf, size, " (%s)", shown);
+	}
 	return buf;
 }
 
@@ -51,8 +62,8 @@ static const char *container_shown(const char *cgroup, char *buf, size_t size)
 static void check_in_flight_shown(const char *text, const struct model *m)
 {
 	char comm[ESCAPE_SIZE(DRAINSTAT_COMM_LEN)], site[ESCAPE_SIZE(MODEL_NAME_LEN)];
-	char line[sizeof(comm) + sizeof(site) + ESCAPE_SIZE(301) + 400], *cgroup;
-	char container[ESCAPE_SIZE(CONTAINER_ID_MAX + 32) + 4];
+	char line[sizeof(comm) + sizeof(site) + ESCAPE_SIZE(301) + 1200], *cgroup;
+	char container[ESCAPE_SIZE(CONTAINER_ID_MAX + 32) + 720];
 	int i;
 
 	for (i = 0; i < m->nr_in_flight; i++) {
@@ -67,7 +78,7 @@ static void check_in_flight_shown(const char *text, const struct model *m)
 		    !md->cgroup				? ""
 		    : strncmp(md->cgroup, "cgroup:", 7) ? ", cgroup "
 							: ", ",
-		    cgroup, container_shown(md->cgroup, container, sizeof(container)));
+		    cgroup, container_shown(md->cgroup, &md->pod, container, sizeof(container)));
 		free(cgroup);
 		FUZZ_CHECK(strstr(text, line), "no line for drain in flight %d:%s\nin:\n%s", i,
 			   line, text);

@@ -16,7 +16,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "arena.h"
 #include "check.h"
+#include "model_int.h"
 #include "podnames.h"
 
 #define UID1 "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"
@@ -110,6 +112,33 @@ static void test_read(void)
 	podnames__free(pn);
 }
 
+/* A cgroup of a known pod's gets its name from the model (model_name_pod()); others none. */
+static void test_model_pod(void)
+{
+	const char *cg =
+	    "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod"
+	    "1c2d3e4f_5a6b_4c7d_8e9f_0a1b2c3d4e5f.slice/cri-containerd-0123456789ab.scope";
+	struct arena a = {0};
+	struct model_pod pod = {0};
+	struct podnames *pn;
+	char path[PATH_MAX];
+
+	mkdir_in("named");
+	mkdir_in("named/default_web-0_" UID1);
+	pn = podnames__new(in_tmp("named", path), getuid(), SEC);
+	CHECK(pn && podnames__refresh(pn, SEC) == 0);
+	CHECK(model_name_pod(&a, pn, cg, &pod) == 0);
+	CHECK_STR(pod.name, "web-0");
+	CHECK_STR(pod.namespace, "default");
+	pod = (struct model_pod){0};
+	CHECK(model_name_pod(&a, pn, "/kubepods/pod" UID2 "/crio-0123456789ab", &pod) == 0);
+	CHECK(model_name_pod(&a, pn, "/system.slice/cron.service", &pod) == 0);
+	CHECK(model_name_pod(&a, NULL, cg, &pod) == 0);
+	CHECK(!pod.name && !pod.namespace);
+	podnames__free(pn);
+	arena__free(&a);
+}
+
 /* refresh of root, owned by owner: the error, and no pods after it. */
 static void expect_refused(const char *root, uid_t owner, int want)
 {
@@ -189,6 +218,7 @@ int main(void)
 		return perror("mkdtemp"), 1;
 	RUN(test_read);
 	RUN(test_hostile_root);
+	RUN(test_model_pod);
 	RUN(test_bounds);
 	return remove_tmp(failed) ? 1 : 0;
 }

@@ -374,7 +374,7 @@ static void test_json_slow_drain(void)
 	d.uips[0] = 0x55d0c5a00010;
 	d.uips[1] = 0x7f0000000010;
 	d.nr_uips = 2;
-	CHECK(model__slow_drain(&d, ks, um, NULL, &now, &sd) == 0);
+	CHECK(model__slow_drain(&d, ks, um, NULL, NULL, &now, &sd) == 0);
 	CHECK(sd.wall_ns == WALL_NS - 5 * MS);
 	f = open_memstream(&got, &len);
 	report_json__slow_drain(f, &sd);
