@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "cgroups.h"
+#include "container.h"
 #include "drainstat.h"
 
 /*
@@ -638,37 +639,6 @@ const char *cgroups__shorten(const char *text, int width, char *buf, size_t size
 	return buf;
 }
 
-/* Whether s[0..len) is lowercase hex digits, at least min of them. */
-static bool hex_run(const char *s, size_t len, size_t min)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return len >= min;
-}
-
-/* A container's own cgroup, by the runtimes' names: "cri-containerd-<hex>.scope", ... */
-static bool is_container(const char *name, size_t len)
-{
-	static const char *const runtimes[] = {"cri-containerd-", "docker-", "crio-", "libpod-"};
-	static const char scope[] = ".scope";
-	size_t i, lp, ls = sizeof(scope) - 1;
-
-	if (len == 64 && hex_run(name, len, 64))
-		return true;
-	if (len <= ls || memcmp(name + len - ls, scope, ls))
-		return false;
-	for (i = 0; i < sizeof(runtimes) / sizeof(runtimes[0]); i++) {
-		lp = strlen(runtimes[i]);
-		if (len > lp + ls && !memcmp(name, runtimes[i], lp) &&
-		    hex_run(name + lp, len - lp - ls, 12))
-			return true;
-	}
-	return false;
-}
-
 size_t cgroups__unit(const char *path)
 {
 	static const char service[] = ".service";
@@ -687,7 +657,7 @@ size_t cgroups__unit(const char *path)
 		if (len)
 			last = c;
 	}
-	if (last > path && is_container(last, strlen(last)))
+	if (last > path && container__is_own(last, strlen(last)))
 		return last - path > 1 ? (size_t)(last - path - 1)
 				       : 1; /* "/docker-<id>.scope": "/" */
 	return strlen(path);

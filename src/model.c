@@ -11,9 +11,11 @@
 #include <string.h>
 
 #include "cgroups.h"
+#include "container.h"
 #include "hist.h"
 #include "ksyms.h"
 #include "model_int.h"
+#include "podnames.h"
 #include "site.h"
 
 static const char *const advice_names[FADVISE_ADVICE_SLOTS] = {
@@ -499,7 +501,33 @@ const char *model_cgroup_name(struct arena *a, const struct cgroups *cg, __u64 i
 	return arena_strdup(a, path);
 }
 
-int model__name_cgroups(struct model *m, struct cgroups *cg)
+int model_name_pod(struct arena *a, const struct podnames *pn, const char *cgroup,
+		   struct model_pod *out)
+{
+	const struct podname *p;
+	struct container c;
+
+	if (!pn || !cgroup || !container__parse(cgroup, &c) || !c.pod_uid[0])
+		return 0;
+	p = podnames__find(pn, c.pod_uid);
+	if (!p)
+		return 0;
+	out->name = arena_strdup(a, p->name);
+	out->namespace = arena_strdup(a, p->namespace);
+	return out->name && out->namespace ? 0 : -ENOMEM;
+}
+
+/* The cgroup of id named, and its pod: -ENOMEM or 0. */
+static int name_one(struct model *m, struct cgroups *cg, const struct podnames *pn, __u64 id,
+		    const char **cgroup, struct model_pod *pod)
+{
+	*cgroup = model_cgroup_name(&m->arena, cg, id);
+	if (!*cgroup)
+		return -ENOMEM;
+	return model_name_pod(&m->arena, pn, *cgroup, pod);
+}
+
+int model__name_cgroups(struct model *m, struct cgroups *cg, const struct podnames *pn)
 {
 	size_t n = (size_t)m->nr_sites + 1;
 	__u64 *ids;
@@ -516,18 +544,18 @@ int model__name_cgroups(struct model *m, struct cgroups *cg)
 		cgroups__learn(cg, ids, n);
 	free(ids);
 	for (i = 0; m->info.by_cgroup && i < m->nr_sites; i++)
-		if (!(m->sites[i].cgroup = model_cgroup_name(&m->arena, cg, m->sites[i].cgroup_id)))
+		if (name_one(m, cg, pn, m->sites[i].cgroup_id, &m->sites[i].cgroup,
+			     &m->sites[i].pod))
 			return -ENOMEM;
 	for (i = 0; cg && i < m->nr_in_flight; i++) {
 		struct model_drain *md = &m->in_flight[i];
 
-		if (!(md->cgroup = model_cgroup_name(&m->arena, cg, md->cgroup_id)))
+		if (name_one(m, cg, pn, md->cgroup_id, &md->cgroup, &md->pod))
 			return -ENOMEM;
 		for (k = 0; k < md->nr_in_flight; k++) {
 			struct model_running *r = &md->in_flight[k].running;
 
-			if (r->known &&
-			    !(r->cgroup = model_cgroup_name(&m->arena, cg, r->cgroup_id)))
+			if (r->known && name_one(m, cg, pn, r->cgroup_id, &r->cgroup, &r->pod))
 				return -ENOMEM;
 		}
 	}

@@ -25,6 +25,15 @@ struct model_stack {
 	const char (*frames)[MODEL_NAME_LEN]; /* "generic_fadvise+0x1f0", in the model's arena */
 };
 
+/*
+ * The pod a cgroup's path names, by its name, where /var/log/pods gives it
+ * (podnames.h): in the model's arena; NULL where not known.
+ */
+struct model_pod {
+	const char *name;
+	const char *namespace;
+};
+
 /* One row of the site table: a site, and the comm and cgroup of its callers (as --by keys them). */
 struct model_site {
 	char site[MODEL_NAME_LEN];
@@ -36,6 +45,7 @@ struct model_site {
 	 * model__name_cgroups(); NULL where cgroup is not keyed
 	 */
 	const char *cgroup;
+	struct model_pod pod;		     /* of cgroup */
 	__u64 count[SITE_COUNTS];	     /* by enum site_count (src/metric.h) */
 	struct sparse_hist hist[SITE_HISTS]; /* by enum site_hist */
 	struct model_stack *stacks;
@@ -68,7 +78,8 @@ struct model_running {
 	__s32 priority;	    /* rt_priority for FIFO and RR, else nice */
 	__u64 running_ns;   /* since it was last switched in */
 	__u64 cgroup_id;
-	const char *cgroup; /* named as a site's cgroup is (model__name_cgroups()); NULL: not */
+	const char *cgroup;   /* named as a site's cgroup is (model__name_cgroups()); NULL: not */
+	struct model_pod pod; /* of cgroup */
 };
 
 /* A work of a drain in flight: queued and not ended. */
@@ -101,7 +112,8 @@ struct model_drain {
 	int caller_cpu;
 	char comm[DRAINSTAT_COMM_LEN];
 	__u64 cgroup_id;
-	const char *cgroup; /* named as a site's cgroup is (model__name_cgroups()); NULL: not */
+	const char *cgroup;   /* named as a site's cgroup is (model__name_cgroups()); NULL: not */
+	struct model_pod pod; /* of cgroup */
 	char site[MODEL_NAME_LEN];
 	struct model_stack stack;
 	__u64 age_ns; /* since its entry, or first queue in tracepoint mode */
@@ -181,20 +193,23 @@ struct model_slow_drain {
 	unsigned int uframes_over_budget;
 	const char
 	    *cgroup; /* the caller's, as the log's cache names it; NULL: none, or no memory */
-	struct arena arena; /* the frames, the cgroup */
+	struct model_pod pod; /* of cgroup */
+	struct arena arena;   /* the frames, the cgroup */
 };
 
 struct slow_drain;
 struct umaps;
 struct cgroups;
+struct podnames;
 
 /*
  * d's frames named, kernel ones from ks, user ones from um within an event's
  * budget (umaps__event_budget()), and its caller's cgroup by cg (NULL: not
- * named); its end as wall time from now, read when d was. 0 or -ENOMEM.
+ * named) and its pod by pn (NULL: not); its end as wall time from now, read
+ * when d was. 0 or -ENOMEM.
  */
 int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, struct umaps *um,
-		      struct cgroups *cg, const struct snap_clock *now,
+		      struct cgroups *cg, const struct podnames *pn, const struct snap_clock *now,
 		      struct model_slow_drain *out);
 void model__slow_drain_free(struct model_slow_drain *sd);
 /* A slow drain's CPUs drained in place, and its works: the rest of its targets. */
@@ -227,8 +242,9 @@ void model__free(struct model *m);
 /*
  * With info.by_cgroup, every row's cgroup named by cg (NULL: none known, all
  * by id); with cg, the cgroups of the drains in flight and of what runs on
- * their pending CPUs too. After one walk of the tree at most. 0 or -ENOMEM.
+ * their pending CPUs too. After one walk of the tree at most. Each named
+ * cgroup's pod by pn where it knows it (NULL: none). 0 or -ENOMEM.
  */
-int model__name_cgroups(struct model *m, struct cgroups *cg);
+int model__name_cgroups(struct model *m, struct cgroups *cg, const struct podnames *pn);
 
 #endif /* MODEL_H */

@@ -18,6 +18,12 @@ struct cgroups;
 
 /* id's path as cg names it, else "cgroup:ID" (gone, or not walked), in a; NULL: ENOMEM. */
 const char *model_cgroup_name(struct arena *a, const struct cgroups *cg, __u64 id);
+/*
+ * The pod cgroup's path names, by pn (NULL: none), into *out, its strings in
+ * a; *out untouched where the path names no pod pn knows. 0 or -ENOMEM.
+ */
+int model_name_pod(struct arena *a, const struct podnames *pn, const char *cgroup,
+		   struct model_pod *out);
 
 /* m's drains in flight from cur's, summed up (model__sum_in_flight()). 0 or -ENOMEM. */
 int model_build_in_flight(struct model *m, const struct snapshot *cur, const struct ksyms *ks);

@@ -5,11 +5,12 @@
 
 #include "cgroups.h"
 #include "model_int.h"
+#include "podnames.h"
 #include "tracer.h"
 #include "umaps.h"
 
 int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, struct umaps *um,
-		      struct cgroups *cg, const struct snap_clock *now,
+		      struct cgroups *cg, const struct podnames *pn, const struct snap_clock *now,
 		      struct model_slow_drain *out)
 {
 	char site[MODEL_NAME_LEN], (*uframes)[MODEL_UFRAME_LEN];
@@ -35,6 +36,8 @@ int model__slow_drain(const struct slow_drain *d, const struct ksyms *ks, struct
 	if (cg) {
 		cgroups__learn(cg, &d->ev.cgroup_id, 1);
 		out->cgroup = model_cgroup_name(&out->arena, cg, d->ev.cgroup_id);
+		/* out of memory: the event without its pod, as without its cgroup */
+		model_name_pod(&out->arena, pn, out->cgroup, &out->pod);
 	}
 	return 0;
 }

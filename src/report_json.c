@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "container.h"
 #include "escape.h"
 #include "hist.h"
 #include "metric.h"
@@ -184,6 +185,25 @@ static void put_metrics(struct json *j, const struct model_info *info, const __u
 			 metric__seen(&hist_desc[i], info) ? &hist[i] : &none);
 }
 
+/*
+ * After a "cgroup": its pod's name and namespace where known (model_pod),
+ * and what its path says of a container and its pod (container.h), each
+ * null where unknown.
+ */
+static void put_container(struct json *j, const char *cgroup, const struct model_pod *pod)
+{
+	struct container c = {0};
+
+	if (cgroup)
+		container__parse(cgroup, &c);
+	json_cstr(j, "pod", pod->name);
+	json_cstr(j, "namespace", pod->namespace);
+	json_cstr(j, "pod_uid", c.pod_uid[0] ? c.pod_uid : NULL);
+	json_cstr(j, "container", c.id[0] ? c.id : NULL);
+	json_cstr(j, "runtime", container__runtime_name(&c));
+	json_cstr(j, "qos", container__qos_name(c.qos));
+}
+
 static void put_site(struct json *j, const struct model_site *s, const struct model_info *info)
 {
 	json_open(j, NULL, '{');
@@ -192,6 +212,7 @@ static void put_site(struct json *j, const struct model_site *s, const struct mo
 	json_str(j, "comm", info->comm_merged ? NULL : s->comm, DRAINSTAT_COMM_LEN);
 	json_cstr(j, "cgroup", info->by_cgroup ? s->cgroup : NULL);
 	json_u64(j, "cgroup_id", info->by_cgroup ? s->cgroup_id : 0);
+	put_container(j, info->by_cgroup ? s->cgroup : NULL, &s->pod);
 	put_metrics(j, info, s->count, metric__site_count, SITE_COUNTS, s->hist, metric__site_hist,
 		    SITE_HISTS);
 	put_stacks(j, s);
@@ -280,6 +301,7 @@ static void put_running(struct json *j, const struct model_running *r)
 	json_u64(j, "tid", r->tid);
 	json_cstr(j, "cgroup", r->cgroup);
 	json_u64(j, "cgroup_id", r->cgroup_id);
+	put_container(j, r->cgroup, &r->pod);
 	json_cstr(j, "policy", r->policy);
 	json_value(j, "priority");
 	fprintf(j->f, "%d", r->priority);
@@ -316,6 +338,7 @@ static void put_drain_in_flight(struct json *j, const char *key, const struct mo
 	json_str(j, "comm", md->comm, DRAINSTAT_COMM_LEN);
 	json_cstr(j, "cgroup", md->cgroup);
 	json_u64(j, "cgroup_id", md->cgroup_id);
+	put_container(j, md->cgroup, &md->pod);
 	json_str(j, "site", md->site, MODEL_NAME_LEN);
 	json_u64(j, "caller_cpu", (__u64)md->caller_cpu);
 	json_u64(j, "age_ns", md->age_ns);
@@ -443,6 +466,7 @@ void report_json__slow_drain(FILE *f, const struct model_slow_drain *sd)
 	json_str(&j, "comm", e->comm, DRAINSTAT_COMM_LEN);
 	json_cstr(&j, "cgroup", sd->cgroup);
 	json_u64(&j, "cgroup_id", e->cgroup_id);
+	put_container(&j, sd->cgroup, &sd->pod);
 	json_u64(&j, "caller_cpu", e->caller_cpu);
 	json_u64(&j, "wait_ns", e->wait_ns);
 	json_u64(&j, "lock_ns", e->lock_ns);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cgroups.h"
+#include "container.h"
 #include "hist.h"
 #include "metric.h"
 #include "escape.h"
@@ -94,11 +95,17 @@ struct site_widths {
 
 /*
  * s's cgroup as its column shows it, escaped, in memory of its own (free it):
- * cut to CGROUP_MAX_W columns; *columns its width. NULL: ENOMEM.
+ * its pod by name where known ("pod/default/web-0"), else a container's
+ * runtime and short id where the path names one ("containerd:0123456789ab":
+ * the path's tail is mostly its id), else the path; cut to CGROUP_MAX_W columns; *columns its
+ * width. NULL: ENOMEM.
  */
 static char *cgroup_shown(const struct model_site *s, int *columns)
 {
-	char *text = escape__dup(s->cgroup ? s->cgroup : "-");
+	char compact[REPORT_TEXT_CONTAINER_LEN];
+	const char *key =
+	    s->cgroup ? report_text_container(s->cgroup, &s->pod, compact, sizeof(compact)) : NULL;
+	char *text = escape__dup(key ? key : s->cgroup ? s->cgroup : "-");
 	char cut[4 * CGROUP_MAX_W];
 
 	if (!text) {

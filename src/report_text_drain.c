@@ -7,16 +7,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "container.h"
 #include "escape.h"
 #include "report_text.h"
 #include "report_text_int.h"
 #include "units.h"
 
+const char *report_text_container(const char *cgroup, const struct model_pod *pod, char *buf,
+				  size_t size)
+{
+	struct container c;
+
+	if (pod->name) {
+		snprintf(buf, size, "pod/%s/%s", pod->namespace, pod->name);
+		return buf;
+	}
+	if (!container__parse(cgroup, &c))
+		return NULL;
+	return container__short(&c, buf, size);
+}
+
+/* " (pod/default/web-0, containerd:0123456789ab)": the pod and the container, where known. */
+static void print_container(FILE *f, const char *cgroup, const struct model_pod *pod)
+{
+	char compact[REPORT_TEXT_CONTAINER_LEN], *shown;
+	const struct model_pod none = {0};
+	bool named = report_text_container(cgroup, pod, compact, sizeof(compact));
+
+	if (!named)
+		return;
+	shown = escape__dup(compact);
+	fprintf(f, " (%s", shown ? shown : "?");
+	free(shown);
+	if (pod->name && report_text_container(cgroup, &none, compact, sizeof(compact))) {
+		shown = escape__dup(compact);
+		fprintf(f, ", %s", shown ? shown : "?");
+		free(shown);
+	}
+	fputc(')', f);
+}
+
 /*
  * ", cgroup /system.slice/x.service", or ", cgroup:ID" for one gone: a cgroup
- * as named (NULL: none, nothing written), escaped.
+ * as named (NULL: none, nothing written), escaped; then its pod and container
+ * where known.
  */
-static void print_cgroup(FILE *f, const char *cgroup)
+static void print_cgroup(FILE *f, const char *cgroup, const struct model_pod *pod)
 {
 	char *shown;
 
@@ -25,6 +61,7 @@ static void print_cgroup(FILE *f, const char *cgroup)
 	shown = escape__dup(cgroup);
 	fprintf(f, ", %s%s", strncmp(cgroup, "cgroup:", 7) ? "cgroup " : "", shown ? shown : "?");
 	free(shown);
+	print_container(f, cgroup, pod);
 }
 
 /*
@@ -45,7 +82,7 @@ static void print_running(FILE *f, const struct model_running *r)
 	}
 	fprintf(f, "; runs %s pid %u tid %u",
 		escape__text(r->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)), r->pid, r->tid);
-	print_cgroup(f, r->cgroup);
+	print_cgroup(f, r->cgroup, &r->pod);
 	fprintf(f, ", %s", r->policy);
 	if (!strcmp(r->policy, "FIFO") || !strcmp(r->policy, "RR"))
 		fprintf(f, " %d", r->priority);
@@ -88,7 +125,7 @@ static void print_drain_in_flight(FILE *f, const struct model_drain *md, bool st
 	fprintf(f, "  %s pid %u tid %u on CPU %d, site %s",
 		escape__text(md->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)), md->pid, md->tid,
 		md->caller_cpu, escape__text(md->site, MODEL_NAME_LEN, site, sizeof(site)));
-	print_cgroup(f, md->cgroup);
+	print_cgroup(f, md->cgroup, &md->pod);
 	fprintf(f, ": in flight %s, %s", units__duration(md->age_ns, d, sizeof(d)),
 		model__phase_name(md->phase));
 	if (md->phase == PHASE_PENDING && md->nr_in_flight)
@@ -170,7 +207,7 @@ void report_text__slow_drain(FILE *f, const struct model_slow_drain *sd, const c
 
 	fprintf(f, "%s SLOW DRAIN pid %u tid %u (%s", stamp, e->pid, e->tid,
 		escape__text(e->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)));
-	print_cgroup(f, sd->cgroup);
+	print_cgroup(f, sd->cgroup, &sd->pod);
 	fprintf(f, ") on CPU %u: wait %s", e->caller_cpu,
 		units__duration(e->wait_ns, a, sizeof(a)));
 	if (e->lock_ns)

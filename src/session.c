@@ -18,7 +18,9 @@
 #include "cpulist.h"
 #include "escape.h"
 #include "kretprobe.h"
+#include "monotonic.h"
 #include "output.h"
+#include "podnames.h"
 #include "session.h"
 #include "session_int.h"
 
@@ -178,7 +180,10 @@ static int report(struct session *s, const struct snapshot *cur, const struct sn
 	/* the export is cumulative (counters), the other outputs per interval */
 	err = model__build(cur, s->opts->prom_path ? NULL : prev, start_ns, s->ksyms, &s->info, &m);
 	if (!err) {
-		err = model__name_cgroups(&m, s->cgroups);
+		/* not a Kubernetes node, or a directory not to be trusted: no pod names */
+		if (s->pods)
+			podnames__refresh(s->pods, now_ns());
+		err = model__name_cgroups(&m, s->cgroups, s->pods);
 		if (err)
 			model__free(&m);
 	}
@@ -412,6 +417,7 @@ static void teardown(struct session *s)
 	verify__free(&s->verify);
 	ksyms__free(s->ksyms);
 	cgroups__free(s->cgroups);
+	podnames__free(s->pods);
 	slowlog__free(s->slowlog);
 	prom_memory__free(s->prom_memory);
 	export__free(s->export);

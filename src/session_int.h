@@ -65,6 +65,7 @@ struct session {
 	__u64 cgroup_id;	 /* --cgroup's */
 	__u32 key_parts; /* SITE_KEY_*: --by, without cgroup where cgroup v2 is not mounted */
 	struct cgroups *cgroups; /* with the cgroup key: its ids named */
+	struct podnames *pods;	 /* with cgroups: their pods' names, from /var/log/pods */
 	struct symbol_scan scan;
 	int symbols_code; /* the exit code when the symbols are not there */
 	struct btf_facts btf;

@@ -4,6 +4,8 @@
 #include <time.h>
 
 #include "cgroups.h"
+#include "monotonic.h"
+#include "podnames.h"
 #include "report_json.h"
 #include "report_text.h"
 #include "slowlog.h"
@@ -26,6 +28,7 @@ struct slowlog {
 	bool json;
 	const struct ksyms *ks;
 	struct cgroups *cgroups; /* NULL: no cgroup v2 hierarchy */
+	struct podnames *pods;	 /* with cgroups: their pods' names */
 	/* the last slow process's mappings: its later events may come after it exited */
 	struct umaps *umaps;
 	__u32 umaps_pid;
@@ -40,7 +43,10 @@ struct slowlog *slowlog__new(FILE *f, __u64 threshold_ns, bool json, const struc
 {
 	struct slowlog *l = calloc(1, sizeof(*l));
 
-	if (l && cgroup_root && !(l->cgroups = cgroups__new(cgroup_root))) {
+	if (l && cgroup_root &&
+	    (!(l->cgroups = cgroups__new(cgroup_root)) ||
+	     !(l->pods = podnames__new(PODNAMES_ROOT, 0, PODNAMES_REFRESH_NS)))) {
+		cgroups__free(l->cgroups);
 		free(l);
 		l = NULL;
 	}
@@ -64,6 +70,7 @@ void slowlog__free(struct slowlog *l)
 		return;
 	umaps__free(l->umaps);
 	cgroups__free(l->cgroups);
+	podnames__free(l->pods);
 	free(l->logged);
 	free(l);
 }
@@ -110,7 +117,10 @@ void slowlog__slow_drain(const struct slow_drain *d, void *arg)
 
 	/* read as the drain is: its end's wall time from its BPF timestamp */
 	snapshot__clock(&now);
-	if (model__slow_drain(d, l->ks, maps_of(l, d->ev.pid), l->cgroups, &now, &sd))
+	/* not a Kubernetes node, or a directory not to be trusted: no pod names */
+	if (l->pods)
+		podnames__refresh(l->pods, now_ns());
+	if (model__slow_drain(d, l->ks, maps_of(l, d->ev.pid), l->cgroups, l->pods, &now, &sd))
 		return;
 	if (l->json) {
 		report_json__slow_drain(l->f, &sd);
@@ -165,7 +175,9 @@ void slowlog__in_flight(struct slowlog *l, struct model *m)
 	int i;
 
 	/* out of memory, the cgroups named so far: a drain is never left out for its cgroup */
-	model__name_cgroups(m, l->cgroups);
+	if (l->pods)
+		podnames__refresh(l->pods, now_ns());
+	model__name_cgroups(m, l->cgroups, l->pods);
 	stamp(time, sizeof(time));
 	for (i = 0; i < m->nr_in_flight; i++) {
 		const struct model_drain *md = &m->in_flight[i];

@@ -19,6 +19,7 @@
 
 #include "cpulist.h"
 #include "escape.h"
+#include "podnames.h"
 #include "setup_int.h"
 
 /* The process group leader of pid (its Tgid), or -errno. */
@@ -202,7 +203,8 @@ int target__key_sites(struct session *s)
 		return EXIT_OK;
 	}
 	s->cgroups = cgroups__new(root);
-	if (!s->cgroups)
+	s->pods = podnames__new(PODNAMES_ROOT, 0, s->opts->interval_ns);
+	if (!s->cgroups || !s->pods)
 		return budget__resource_error(s, -ENOMEM);
 	note(s, "cgroup v2 hierarchy at %s: sites are keyed by %s", root,
 	     s->key_parts & SITE_KEY_CGROUP

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "container.h"
 #include "hist.h"
 #include "json_check.h"
 #include "random_model.h"
@@ -83,6 +84,22 @@ static void expect_bytes(const struct json_value *obj, const char *key, const ch
 	n = strnlen(s, max);
 	FUZZ_CHECK(v->len == n && !memcmp(v->str, s, n), "\"%s\" does not decode to its bytes",
 		   key);
+}
+
+/* The keys after a "cgroup": its pod, container__parse() of it, null where unknown. */
+static void expect_container(const struct json_value *obj, const char *cgroup,
+			     const struct model_pod *pod)
+{
+	struct container c = {0};
+
+	if (cgroup)
+		container__parse(cgroup, &c);
+	expect_bytes(obj, "pod", pod->name, 4096);
+	expect_bytes(obj, "namespace", pod->namespace, 4096);
+	expect_bytes(obj, "pod_uid", c.pod_uid[0] ? c.pod_uid : NULL, sizeof(c.pod_uid));
+	expect_bytes(obj, "container", c.id[0] ? c.id : NULL, sizeof(c.id));
+	expect_bytes(obj, "runtime", container__runtime_name(&c), 16);
+	expect_bytes(obj, "qos", container__qos_name(c.qos), 16);
 }
 
 /* "time": null for 0, else wall_ns in RFC 3339, UTC, to the microsecond, read back. */
@@ -190,6 +207,7 @@ static void check_site(const struct json_value *o, const struct model_site *s,
 	expect_bytes(o, "comm", info->comm_merged ? NULL : s->comm, sizeof(s->comm));
 	expect_bytes(o, "cgroup", info->by_cgroup ? s->cgroup : NULL, 4096);
 	expect_u64(o, "cgroup_id", info->by_cgroup ? s->cgroup_id : 0);
+	expect_container(o, info->by_cgroup ? s->cgroup : NULL, &s->pod);
 	expect_u64(o, "drains", s->count[SITE_DRAINS]);
 	expect_u64(o, "forced_drains", entry ? s->count[SITE_FORCED_DRAINS] : 0);
 	expect_u64(o, "empty_drains", entry && works ? s->count[SITE_EMPTY_DRAINS] : 0);
@@ -275,13 +293,14 @@ static void check_running(const struct json_value *work, const struct model_runn
 		return;
 	}
 	o = member(work, "running", JSON_OBJECT);
-	expect_keys(o, "\"running\"", 9);
+	expect_keys(o, "\"running\"", 15);
 	expect_bool(o, "idle", r->idle);
 	expect_bytes(o, "comm", r->comm, sizeof(r->comm));
 	expect_u64(o, "pid", r->pid);
 	expect_u64(o, "tid", r->tid);
 	expect_bytes(o, "cgroup", r->cgroup, 4096);
 	expect_u64(o, "cgroup_id", r->cgroup_id);
+	expect_container(o, r->cgroup, &r->pod);
 	expect_bytes(o, "policy", r->policy, strlen(r->policy));
 	expect_s64(o, "priority", r->priority);
 	if (r->since_known)
@@ -313,12 +332,13 @@ static void check_drain(const struct json_value *o, const struct model_drain *md
 	int i;
 
 	FUZZ_CHECK(o->type == JSON_OBJECT, "a drain in flight is not an object");
-	expect_keys(o, "a drain in flight", 16);
+	expect_keys(o, "a drain in flight", 22);
 	expect_u64(o, "pid", md->pid);
 	expect_u64(o, "tid", md->tid);
 	expect_bytes(o, "comm", md->comm, sizeof(md->comm));
 	expect_bytes(o, "cgroup", md->cgroup, 4096);
 	expect_u64(o, "cgroup_id", md->cgroup_id);
+	expect_container(o, md->cgroup, &md->pod);
 	expect_bytes(o, "site", md->site, sizeof(md->site));
 	expect_u64(o, "caller_cpu", (__u64)md->caller_cpu);
 	expect_u64(o, "age_ns", md->age_ns);
@@ -515,7 +535,7 @@ static void fuzz_slow_drain(struct bytes *b, const struct model_stack *kstack)
 	fclose(f);
 	v = parse_line(&out);
 	FUZZ_CHECK(v->type == JSON_OBJECT, "the event is not an object");
-	expect_keys(v, "a slow_drain event", 15);
+	expect_keys(v, "a slow_drain event", 21);
 	expect_bytes(v, "event", "slow_drain", strlen("slow_drain"));
 	expect_time(v, sd.wall_ns);
 	expect_u64(v, "pid", ev.pid);
@@ -523,6 +543,7 @@ static void fuzz_slow_drain(struct bytes *b, const struct model_stack *kstack)
 	expect_bytes(v, "comm", ev.comm, sizeof(ev.comm));
 	expect_bytes(v, "cgroup", sd.cgroup, 4096);
 	expect_u64(v, "cgroup_id", ev.cgroup_id);
+	expect_container(v, sd.cgroup, &sd.pod);
 	expect_u64(v, "caller_cpu", ev.caller_cpu);
 	expect_u64(v, "wait_ns", ev.wait_ns);
 	expect_u64(v, "lock_ns", ev.lock_ns);

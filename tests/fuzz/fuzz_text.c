@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "container.h"
 #include "escape.h"
 #include "random_model.h"
 #include "report_text.h"
@@ -31,13 +32,38 @@ static void check_printable(const char *text, size_t len)
 }
 
 /*
- * Each drain in flight has its line, comm, site and cgroup escaped: the drains
- * in flight were printed, so check_printable() saw them.
+ * " (pod/NS/NAME, containerd:0123456789ab)", " (pod/NS/NAME)" or
+ * " (containerd:0123456789ab)" for what cgroup and pod name, escaped; else "".
+ */
+static const char *container_shown(const char *cgroup, const struct model_pod *pod, char *buf,
+				   size_t size)
+{
+	char raw[CONTAINER_ID_MAX + 32], shown[ESCAPE_SIZE(sizeof(raw))], pods[700];
+	struct container c;
+	bool has = cgroup && container__parse(cgroup, &c) && container__short(&c, raw, sizeof(raw));
+
+	buf[0] = '\0';
+	if (has)
+		escape__text(raw, sizeof(raw), shown, sizeof(shown));
+	if (pod->name) {
+		snprintf(pods, sizeof(pods), "pod/%s/%s", pod->namespace, pod->name);
+		snprintf(buf, size, " (%s%s%s)", pods, has ? ", " : "", has ? shown : "");
+	} else if (has) {
+		snprintf(buf, size, " (%s)", shown);
+	}
+	return buf;
+}
+
+/*
+ * Each drain in flight has its line, comm, site and cgroup escaped (and the
+ * container it names): the drains in flight were printed, so
+ * check_printable() saw them.
  */
 static void check_in_flight_shown(const char *text, const struct model *m)
 {
 	char comm[ESCAPE_SIZE(DRAINSTAT_COMM_LEN)], site[ESCAPE_SIZE(MODEL_NAME_LEN)];
-	char line[sizeof(comm) + sizeof(site) + ESCAPE_SIZE(301) + 96], *cgroup;
+	char line[sizeof(comm) + sizeof(site) + ESCAPE_SIZE(301) + 1200], *cgroup;
+	char container[ESCAPE_SIZE(CONTAINER_ID_MAX + 32) + 720];
 	int i;
 
 	for (i = 0; i < m->nr_in_flight; i++) {
@@ -46,13 +72,13 @@ static void check_in_flight_shown(const char *text, const struct model *m)
 		cgroup = escape__dup(md->cgroup ? md->cgroup : "");
 		FUZZ_CHECK(cgroup, "escape__dup");
 		snprintf(
-		    line, sizeof(line), "\n  %s pid %u tid %u on CPU %d, site %s%s%s: in flight ",
+		    line, sizeof(line), "\n  %s pid %u tid %u on CPU %d, site %s%s%s%s: in flight ",
 		    escape__text(md->comm, sizeof(md->comm), comm, sizeof(comm)), md->pid, md->tid,
 		    md->caller_cpu, escape__text(md->site, sizeof(md->site), site, sizeof(site)),
 		    !md->cgroup				? ""
 		    : strncmp(md->cgroup, "cgroup:", 7) ? ", cgroup "
 							: ", ",
-		    cgroup);
+		    cgroup, container_shown(md->cgroup, &md->pod, container, sizeof(container)));
 		free(cgroup);
 		FUZZ_CHECK(strstr(text, line), "no line for drain in flight %d:%s\nin:\n%s", i,
 			   line, text);

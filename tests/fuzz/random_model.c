@@ -389,15 +389,29 @@ static int random_in_flight(struct bytes *b, struct model *m)
 	return 0;
 }
 
-/* A cgroup and its id: a common path half the time, else up to 300 raw bytes, in the arena. */
-static int random_cgroup(struct bytes *b, struct arena *a, const char **cgroup, __u64 *id)
+/*
+ * A cgroup and its id: a common path half the time, else up to 300 raw bytes,
+ * in the arena; a common one's pod named by a bit of the same byte (the
+ * longest names /var/log/pods may give among them).
+ */
+static int random_cgroup(struct bytes *b, struct arena *a, const char **cgroup, __u64 *id,
+			 struct model_pod *pod)
 {
+	static const char long_name[] =
+	    "a123456789.123456789.123456789.123456789.123456789.123456789.123456789."
+	    "123456789.123456789.123456789.123456789.123456789.123456789.123456789."
+	    "123456789.123456789.123456789.123456789.123456789.123456789.123456789."
+	    "123456789.123456789.123456789.123";
 	__u8 pick = bytes__u8(b);
 	char *path;
 
 	*id = bytes__u64(b);
 	if (!(pick & 0x80)) {
 		*cgroup = common_cgroups[pick % ARRAY_SIZE(common_cgroups)];
+		if (pick & 0x40) {
+			pod->name = pick & 0x20 ? long_name : "web-0";
+			pod->namespace = "kube-system";
+		}
 		return 0;
 	}
 	path = arena__alloc(a, 301);
@@ -419,13 +433,14 @@ static int random_in_flight_cgroups(struct bytes *b, struct model *m)
 	for (i = 0; i < m->nr_in_flight; i++) {
 		struct model_drain *md = &m->in_flight[i];
 
-		if (bytes__bool(b) && random_cgroup(b, &m->arena, &md->cgroup, &md->cgroup_id))
+		if (bytes__bool(b) &&
+		    random_cgroup(b, &m->arena, &md->cgroup, &md->cgroup_id, &md->pod))
 			return -ENOMEM;
 		for (k = 0; k < md->nr_in_flight; k++) {
 			struct model_running *r = &md->in_flight[k].running;
 
 			if (r->known && bytes__bool(b) &&
-			    random_cgroup(b, &m->arena, &r->cgroup, &r->cgroup_id))
+			    random_cgroup(b, &m->arena, &r->cgroup, &r->cgroup_id, &r->pod))
 				return -ENOMEM;
 		}
 	}
@@ -444,7 +459,8 @@ static int random_key(struct bytes *b, struct model *m)
 	m->info.by_cgroup = flags & 1;
 	m->info.comm_merged = m->info.by_cgroup && (flags & 2);
 	for (i = 0; m->info.by_cgroup && i < m->nr_sites; i++)
-		if (random_cgroup(b, &m->arena, &m->sites[i].cgroup, &m->sites[i].cgroup_id))
+		if (random_cgroup(b, &m->arena, &m->sites[i].cgroup, &m->sites[i].cgroup_id,
+				  &m->sites[i].pod))
 			return -ENOMEM;
 	return 0;
 }

@@ -99,13 +99,15 @@ cgroup_text_re() {
 	[ -n "$1" ] && printf ', cgroup %s' "$(re_quote "$1")"
 }
 
-# cgroup_json_re PATH: the "cgroup" and "cgroup_id" fields of JSON, as a regex.
+# cgroup_json_re PATH: the "cgroup" and "cgroup_id" fields of JSON, and the
+# container keys after them (man page: Containers and pods), as a regex.
 cgroup_json_re() {
 	if [ -n "$1" ]; then
 		printf '"cgroup":"%s","cgroup_id":[1-9][0-9]*' "$(re_quote "$1")"
 	else
 		printf '"cgroup":null,"cgroup_id":[0-9]*'
 	fi
+	printf ',"pod":[^,]*,"namespace":[^,]*,"pod_uid":[^,]*,"container":[^,]*,"runtime":[^,]*,"qos":[^,]*'
 }
 
 # without_cgroup FILE: the report with its site and LOCAL tables' CGROUP

@@ -203,7 +203,10 @@ static inline void golden__add_cgroups(struct golden_maps *k)
 	golden__site_fill(s, 1, 1, 0, 10 * GOLDEN_US, 3 * GOLDEN_US, 30 * GOLDEN_US);
 }
 
-/* m's rows named as model__name_cgroups() would name golden__add_cgroups()' cgroups. */
+/*
+ * m's rows named as model__name_cgroups() would name golden__add_cgroups()'
+ * cgroups, the pod of 103's (not 104's) known by name as /var/log/pods names it.
+ */
 static inline void golden__name_cgroups(struct model *m)
 {
 	size_t j;
@@ -215,6 +218,8 @@ static inline void golden__name_cgroups(struct model *m)
 		for (j = 0; j < sizeof(golden_cgroups) / sizeof(golden_cgroups[0]); j++)
 			if (golden_cgroups[j].id == m->sites[i].cgroup_id)
 				m->sites[i].cgroup = golden_cgroups[j].path;
+		if (m->sites[i].cgroup_id == 103)
+			m->sites[i].pod = (struct model_pod){"web-0", "default"};
 	}
 }
 

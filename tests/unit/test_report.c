@@ -129,7 +129,7 @@ static void test_report_cgroups(void)
 	check_golden("report-cgroup.txt", &m, &o);
 	o.stacks = true;
 	check_golden("report-cgroup-stacks.txt", &m, &o);
-	CHECK(model__name_cgroups(&m, NULL) == 0);
+	CHECK(model__name_cgroups(&m, NULL, NULL) == 0);
 	CHECK_STR(m.sites[0].cgroup, "cgroup:101");
 	model__free(&m);
 	snapshot__free(&s);

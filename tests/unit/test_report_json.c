@@ -207,12 +207,15 @@ static void test_json_qpw(void)
 	CHECK(got && strstr(got, "\"qpw\":true,"));
 	CHECK(got && strstr(got, "\"sees\":{\"drain_entry\":true,\"works\":false,"));
 	CHECK(got && strstr(got, ",\"drains\":332,\"works\":0,\"self_works\":0,"));
-	CHECK(got && strstr(got, "{\"site\":\"generic_fadvise\",\"comm\":\"drainforce\","
-				 "\"cgroup\":null,\"cgroup_id\":0,\"drains\":325,\"forced_drains\":"
-				 "0,\"empty_drains\":0,"
-				 "\"own_only_drains\":0,\"works\":0,\"self_works\":0,"
-				 "\"remote_works\":0,\"ipis\":0,\"in_place\":0,\"dispatch_ns\":{"
-				 "\"count\":0,"));
+	CHECK(got &&
+	      strstr(got, "{\"site\":\"generic_fadvise\",\"comm\":\"drainforce\","
+			  "\"cgroup\":null,\"cgroup_id\":0,\"pod\":null,\"namespace\":null,"
+			  "\"pod_uid\":null,\"container\":null,\"runtime\":null,\"qos\":null,"
+			  "\"drains\":325,\"forced_drains\":"
+			  "0,\"empty_drains\":0,"
+			  "\"own_only_drains\":0,\"works\":0,\"self_works\":0,"
+			  "\"remote_works\":0,\"ipis\":0,\"in_place\":0,\"dispatch_ns\":{"
+			  "\"count\":0,"));
 	CHECK(got && strstr(got, "\"wait_ns\":{\"count\":300,"));
 	CHECK(got && strstr(got, "\"lock_ns\":{\"count\":0,"));
 	CHECK(got && strstr(got, "\"cpus\":[],"));
@@ -371,7 +374,7 @@ static void test_json_slow_drain(void)
 	d.uips[0] = 0x55d0c5a00010;
 	d.uips[1] = 0x7f0000000010;
 	d.nr_uips = 2;
-	CHECK(model__slow_drain(&d, ks, um, NULL, &now, &sd) == 0);
+	CHECK(model__slow_drain(&d, ks, um, NULL, NULL, &now, &sd) == 0);
 	CHECK(sd.wall_ns == WALL_NS - 5 * MS);
 	f = open_memstream(&got, &len);
 	report_json__slow_drain(f, &sd);

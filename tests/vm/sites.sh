@@ -110,7 +110,7 @@ expect_eq "sites: text: no site_map_full" \
 
 # each output on its own: a row missing from all of them agrees with itself
 json=$(tail -1 $OUT.json.out | grep -o \
-	'"site":"generic_fadvise","comm":"newcaller","cgroup":"/ds-drain","cgroup_id":[0-9]*,"drains":[0-9]*' |
+	"\"site\":\"generic_fadvise\",\"comm\":\"newcaller\",$(cgroup_json_re /ds-drain),\"drains\":[0-9]*" |
 	sed 's/.*"drains"://')
 expect_range "sites: JSON: the new caller's row, its drains" "$json" $((N - 2)) $N
 expect_eq "sites: JSON: its drains, as the text's" "$json" "$drains"
