@@ -32,6 +32,15 @@ expect_range() {
 	fi
 }
 
+# expect_at_least NAME VALUE MIN: a bound below only
+expect_at_least() {
+	if [[ "$2" =~ ^-?[0-9]+$ ]] && [ "$2" -ge "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "got '$2', want $3 or more"
+	fi
+}
+
 # A duration as printed ("812ns", "9.1us", "1.2ms", "3.4s") in nanoseconds.
 to_ns() {
 	awk -v v="$1" 'BEGIN {

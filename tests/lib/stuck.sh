@@ -201,6 +201,7 @@ stuck_run_once() {
 	SPIN_PID=$(awk '$1 == "spinner_pid" { print $2 }' "$out.wl")
 	WAITER=$(awk '$1 == "waiter_tid" { print $2 }' "$out.wl")
 	WAIT_MS=$(awk '$1 == "dropper_wait_ms" { print $2 }' "$out.wl")
+	AFTER_SPIN_MS=$(awk '$1 == "dropper_after_spin_ms" { print $2 }' "$out.wl")
 	AFTER_FLUSH=$(awk '$1 == "waiter_after_flush" { print $2 }' "$out.wl")
 	SPUN_MS=$(awk '$1 == "spinner_spin_ms" { print $2 }' "$out.wl")
 }
@@ -336,10 +337,22 @@ stuck_check_filtered() {
 	grep -q "^  sd-dropper .*works pending" "$out.stuck" || stuck_show "$out" '^ '
 }
 
+# How long after the spin's end the dropper returned (below 0: before it, its
+# drain let go early, as RT throttling does on a host that keeps it on): for
+# the log. The drain begins once the spin has, so a hold longer than the spin
+# ended after it: what exceeds the spin is the time the freed CPU took to run
+# the work, with the guest's vCPUs starved by a busy host, no bound of which
+# is the workload's truth (3707 ms for a 3000 ms spin was once seen, arm64
+# 6.12, three VMs on two host CPUs, under a bound of 3200 then).
+stuck_show_after_spin() {
+	echo "# $1: the dropper returned ${AFTER_SPIN_MS:-?} ms after the spin's end"
+}
+
 # The truth: the workload's drain was held long enough to be seen stuck.
 stuck_check_held() {
-	expect_range "$1: the workload's drain was held (ms)" "$WAIT_MS" \
-		$((STUCK_MS + INTERVAL_MS + SLACK_MS)) $((SPIN_MS + 200))
+	expect_at_least "$1: the workload's drain was held (ms)" "$WAIT_MS" \
+		$((STUCK_MS + INTERVAL_MS + SLACK_MS))
+	stuck_show_after_spin "$1"
 	expect_eq "$1: the waiter began once the dropper held the mutex" "$AFTER_FLUSH" 1
 }
 
@@ -583,7 +596,8 @@ stuck_pileup() {
 		fail "$name: stuck run"
 	[ -n "${PILEUP_PMU:-}" ] && pileup_restore_tracefs
 	expect_eq "$name: exit 0" "$DS_RC" 0
-	expect_range "$name: the workload's drain was held (ms)" "$WAIT_MS" "$STUCK_MS" $((SPIN_MS + 200))
+	expect_at_least "$name: the workload's drain was held (ms)" "$WAIT_MS" "$STUCK_MS"
+	stuck_show_after_spin "$name"
 	drains=$(PILEUP_ROWS=1 pileup_json "$out" '"drains":[0-9]+')
 	waits=$(PILEUP_ROWS=1 pileup_json "$out" '"wait_ns":[{]"count":[0-9]+')
 	escalated=$(pileup_json "$out" '"advice":"dontneed","calls":[0-9]+,"escalations":[0-9]+')

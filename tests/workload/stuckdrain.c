@@ -104,6 +104,8 @@ struct run {
 	sem_t spinning; /* spinner -> dropper: CPU A is held */
 	sem_t dropping; /* dropper -> waiter: drop_start is set */
 	struct timespec drop_start;
+	/* the spin's end and the dropper's return: when it let go of CPU A, and after */
+	struct timespec spin_end, drop_end;
 	pid_t tid[MAX_THREADS];
 	pid_t spin_pid;		    /* the spinner's process: ours, or with -X its own */
 	long wait_ms[MAX_THREADS];  /* spinner: the spin; others: their DONTNEED call */
@@ -149,7 +151,9 @@ static void usage(FILE *f)
 		"FILE must be on a block filesystem (not tmpfs); it is extended to 1 MiB.\n"
 		"Prints \"pid N\" first, at the end one \"name value\" a line: spinner_tid,\n"
 		"spinner_pid, spinner_cpu, spinner_spin_ms, dropper_tid, dropper_cpu,\n"
-		"dropper_wait_ms and, with -m, waiter_tid, waiter_delay_ms, waiter_wait_ms,\n"
+		"dropper_wait_ms, dropper_after_spin_ms (its return after the spin's end;\n"
+		"below 0: the drain was not held to the end) and, with -m, waiter_tid,\n"
+		"waiter_delay_ms, waiter_wait_ms,\n"
 		"waiter_after_flush (1: the dropper was seen waiting for its works first);\n"
 		"with -n, extra_waiters and waiters_wait_ms_max (of all the waiters).\n"
 		"SIGINT or SIGTERM end the -W wait (exit 0, nothing measured) or the spin\n"
@@ -345,7 +349,7 @@ static long ms_between(const struct timespec *from, const struct timespec *to)
  * Busy-loop without a syscall, so CPU A never becomes free for the kworker;
  * clock_gettime() is a vDSO call. A stop signal or a failure ends it early.
  */
-static long spin(const struct run *r)
+static long spin(struct run *r)
 {
 	struct timespec start, now;
 	long ms;
@@ -355,6 +359,7 @@ static long spin(const struct run *r)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		ms = ms_between(&start, &now);
 	} while (ms < r->opts->spin_ms && !stop_requested && !atomic_load(&r->abandon));
+	r->spin_end = now;
 	return ms;
 }
 
@@ -423,6 +428,7 @@ static void *dropper_main(void *arg)
 	clock_gettime(CLOCK_MONOTONIC, &r->drop_start);
 	let_waiters_go(r);
 	err = timed_dontneed(r->fd, &r->drop_start, &r->wait_ms[DROPPER]);
+	clock_gettime(CLOCK_MONOTONIC, &r->drop_end);
 	atomic_store(&r->dropped, true);
 	if (err)
 		fail(r, err, "posix_fadvise DONTNEED");
@@ -718,6 +724,8 @@ static void print_facts(const struct run *r)
 	       r->tid[SPINNER], r->spin_pid, r->opts->cpu_a, r->wait_ms[SPINNER]);
 	printf("dropper_tid %d\ndropper_cpu %ld\ndropper_wait_ms %ld\n", r->tid[DROPPER],
 	       r->opts->cpu_b, r->wait_ms[DROPPER]);
+	/* < 0: the drain ended before the spin did, so the spinner did not hold it to its end */
+	printf("dropper_after_spin_ms %ld\n", ms_between(&r->spin_end, &r->drop_end));
 	if (r->nr_threads > WAITER)
 		printf("waiter_tid %d\nwaiter_delay_ms %ld\nwaiter_wait_ms %ld\nwaiter_after_flush "
 		       "%d\n",
