@@ -97,9 +97,12 @@ attack() {
 	return 0
 }
 
-# events FILE: -T events; budget_frames FILE: frames shown past the budget
+# events FILE: -T events; budget_frames FILE [NAMES]: frames shown past the
+# budget, in the files NAMES matches (a basic regex; default any file)
 events() { grep -c "^[0-9:.]* SLOW DRAIN pid $WL " "$1"; }
-budget_frames() { grep -c "^      [^ ]*+0x[0-9a-f]* \[budget\]$" "$1"; }
+budget_frames() { grep -c "^      ${2:-[^ ]*}+0x[0-9a-f]* \[budget\]$" "$1"; }
+# the attack's files, as the frames name them
+ATTACK_FILES='\(sections\|tables\|budget\|file[1-4]\)\.so'
 # counted FILE NAME: the sum of counter NAME over the reports of FILE
 counted() { awk -v n="$2:" '$2 == n { s += $3 } END { print s + 0 }' "$1"; }
 
@@ -126,10 +129,15 @@ attack_case() {
 		expect_range "$name: peak RSS ${HWM} kB, within $3 MiB of the benign run's ${BASE}" \
 			"$HWM" 0 $((BASE + $3 * MIB))
 	fi
+	# the files' frames: the workload's own first frame (the syscall's, in
+	# drainforce) is named, or past the budget too, as any frame may be (in
+	# 2 of 6 runs, one under ASan: "drainforce+0x3b21 [budget]" in 1 and in
+	# 2 of 3 events, 94 and 95 frames past it where the files' are 93)
 	expect_eq "$name: each event's 31 frames in the file past the budget" \
-		"$(budget_frames "$OUT")" $((31 * n)) ||
-		grep -B2 -A40 ' SLOW DRAIN ' "$OUT" | cut -c1-160 | sed 's/^/    /' | head -150
-	expect_eq "$name: and counted" "$(counted "$OUT" uframes_over_budget)" $((31 * n))
+		"$(budget_frames "$OUT" "$ATTACK_FILES")" $((31 * n)) ||
+		grep -A3 ' SLOW DRAIN \|user stack:' "$OUT" | cut -c1-160 | sed 's/^/    /' | head -60
+	expect_eq "$name: every frame past the budget counted" \
+		"$(counted "$OUT" uframes_over_budget)" "$(budget_frames "$OUT")"
 	# the run's end: a batch (200 ms) and its last event (100 ms), the count
 	# of events left (100 ms), the report and the unload (0.2 s here)
 	expect_range "$name: SIGTERM to exit ${TERM_MS} ms" "$TERM_MS" 0 1000
