@@ -109,15 +109,19 @@ kill -STOP "$DS_PID"
 kill -USR1 $WL
 wait $WL
 kill -CONT "$DS_PID"
-# -p: the workload has exited: the run ends once the ring buffer is read
+# -p: the workload has exited: the run ends once the ring buffer is read, or
+# what is left in it counted as slow_unread past the end's 100 ms (230 of the
+# 570 in Debian's 6.1 under QEMU)
 wait_drainstat
 expect_eq "ring buffer overrun: exit 0" "$DS_RC" 0
 EVENTS=$(grep -c '^[0-9:.]* SLOW DRAIN ' "$OUT")
 SLOW_LOST=$(lost_text "$OUT" slow_lost)
+SLOW_UNREAD=$(lost_text "$OUT" slow_unread)
 DRAINS=$(site_field "$OUT" generic_fadvise dsring 3)
-check "ring buffer overrun: slow_lost counted (${SLOW_LOST:-0}; $EVENTS events printed)" \
+check "ring buffer overrun: slow_lost counted (${SLOW_LOST:-0}; $EVENTS events printed, ${SLOW_UNREAD:-0} not read)" \
 	test "${SLOW_LOST:-0}" -gt 0
-expect_eq "ring buffer overrun: events printed + slow_lost = drains" \
-	$((EVENTS + ${SLOW_LOST:-0})) "$DRAINS"
-expect_eq "ring buffer overrun: in the summary's lost" "$(summary_lost "$OUT")" "${SLOW_LOST:-0}"
+expect_eq "ring buffer overrun: events printed + slow_lost + slow_unread = drains" \
+	$((EVENTS + ${SLOW_LOST:-0} + ${SLOW_UNREAD:-0})) "$DRAINS"
+expect_eq "ring buffer overrun: in the summary's lost" "$(summary_lost "$OUT")" \
+	$((${SLOW_LOST:-0} + ${SLOW_UNREAD:-0}))
 exit 0

@@ -159,9 +159,16 @@ stacks_run() {
 	# no kernel of Debian's has the Per-CPU Work helpers: never a CPU drained
 	# in place, where the run sees them (full and kprobe modes) or not
 	check "stacks $mode: -j no CPU drained in place" grep -q ',"in_place":0,"local_drains":' "$out.json"
-	[ "$mode" = tracepoint ] ||
+	# they are seen where lru_add_drain_cpu() is hooked: with every hook
+	# attached
+	if [ "$mode" = tracepoint ]; then
+		:
+	elif grep -q 'not hooked)' "$out.json"; then
+		echo "# stacks $mode: a hook not attached: $(grep -o '"cannot_see":"[^"]*"' "$out.json" | head -1)"
+	else
 		check "stacks $mode: -j sees CPUs drained in place" \
 			grep -q '"local_drains":true,"in_place":true}' "$out.json"
+	fi
 }
 
 # Entry visible: the wait is exact and covers the works; lock time is there.
