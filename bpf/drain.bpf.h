@@ -104,7 +104,7 @@ static __always_inline void drain_count(struct drain_state *d, struct site_stats
 	__sync_fetch_and_add(&s->count[SITE_DRAINS], 1);
 	if (d->forced)
 		__sync_fetch_and_add(&s->count[SITE_FORCED_DRAINS], 1);
-	if (d->by_entry && (d->works || d->in_place || d->in_place_start_ns))
+	if (d->by_entry && drain_reached_cpu(d))
 		hist_add(&s->hist[SITE_LOCK_NS], d->lock_ns);
 }
 
@@ -183,7 +183,7 @@ static __always_inline void queue_in_call(struct drain_state *d, __u64 now)
 {
 	struct site_stats *s;
 
-	if (d->works || d->in_place || d->in_place_start_ns)
+	if (drain_reached_cpu(d))
 		return;
 	d->lock_ns = now - (d->own_ns ? d->own_start_ns + d->own_ns : d->start_ns);
 	if (!d->counted)
@@ -354,7 +354,7 @@ static __always_inline void drain_exit(void *ctx, __u8 level, bool twin)
 	hist_add(&s->hist[SITE_WAIT_NS], wait);
 	if (d->own_ns)
 		hist_add(&s->hist[SITE_OWN_NS], d->own_ns);
-	if (!d->works && !d->in_place)
+	if (!drain_reached_cpu(d))
 		__sync_fetch_and_add(
 		    &s->count[d->own_batched ? SITE_OWN_ONLY_DRAINS : SITE_EMPTY_DRAINS], 1);
 }

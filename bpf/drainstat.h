@@ -388,6 +388,16 @@ static inline int drain_in_flight(const struct drain_state *d)
 }
 
 /*
+ * Whether the drain reached another CPU yet: queued a work, or drains or
+ * drained one in place. The first such reach ends its lock phase; a drain that
+ * returns with none is empty (or own-only).
+ */
+static inline int drain_reached_cpu(const struct drain_state *d)
+{
+	return d->works || d->in_place || d->in_place_start_ns;
+}
+
+/*
  * The caller of a drain in flight as the kernel has it, for the check that the
  * drain is in flight indeed (drainstat_check_callers, a task iterator run when
  * a report is made): one a task whose drain state is in flight. Hooks can miss

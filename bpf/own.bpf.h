@@ -29,7 +29,7 @@
  */
 static __always_inline void own_local_enter(struct drain_state *d, __u64 now)
 {
-	if (d->works || d->in_place || d->own_start_ns)
+	if (drain_reached_cpu(d) || d->own_start_ns)
 		return;
 	d->own_batched = OWN_CPU_BATCHED() != 0;
 	d->own_start_ns = now;

@@ -116,7 +116,7 @@ static int drain_works(struct model *m, struct model_drain *md, const struct sna
 static enum drain_phase drain_phase(const struct model_drain *md, const struct drain_state *d,
 				    bool works_unseen)
 {
-	if (d->by_entry && !d->works && (d->in_place || d->in_place_start_ns))
+	if (d->by_entry && !d->works && drain_reached_cpu(d))
 		return PHASE_IN_PLACE;
 	/* Queue PerCPU Work may run the works on the caller's CPU, queueing none */
 	if (d->by_entry && !d->works)
