@@ -112,6 +112,7 @@ $(OUT)/tests/%.skel.h: $(OUT)/tests/%.bpf.o
 $(OUT)/tests/bpf_fadvise: $(OUT)/tests/fadvise_calls.skel.h
 $(OUT)/tests/bpf_sites: $(OUT)/tests/site_shares.skel.h
 $(OUT)/tests/bpf_in_place: $(OUT)/tests/in_place.skel.h
+$(OUT)/tests/bpf_partial: $(OUT)/tests/partial.skel.h
 
 # The check of the callers reads their stacks' symbols as drainstat does.
 $(OUT)/tests/bpf_check: tests/bpf/test_check.c $(OUT)/drainstat.skel.h $(LIB_OBJS) | $(OUT)/tests

@@ -305,7 +305,8 @@ struct slow_drain_event {
  *   this one begins.
  *
  * Tracepoint mode (no entry seen: a drain is the works its task queues back
- * to back, see starts_new_drain()), the last work's end records the wait:
+ * to back, see starts_new_drain()), and a drain whose entry went unseen in the
+ * others (partial_waits), the last work's end records the wait:
  *
  *   a queue that starts a drain --> pending > 0 --last work ends--> closed
  *                                      ^                              |

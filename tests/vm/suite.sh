@@ -232,7 +232,7 @@ site_rows() {
 PREEMPT_N=150
 preempt_run() {
 	local action=$1 mode=$2 comm=dspre out=/tmp/preempt calls=$((4 * PREEMPT_N)) pids=() i
-	local drains skipped twins ds=/tmp/drainstat-cpu0
+	local drains skipped twins partial ds=/tmp/drainstat-cpu0
 	printf '#!/bin/sh\nexec taskset -c 0 %s "$@"\n' "$DRAINSTAT" >$ds
 	chmod +x $ds
 	if ! DRAINSTAT=$ds start_drainstat "$out" -v --mode="$mode" -c $comm ${3:-}; then
@@ -251,8 +251,9 @@ preempt_run() {
 	drains=$(site_rows "$out" $comm | awk '{ n += $2 } END { print n + 0 }')
 	skipped=$(awk '/^lost skipped: / { n += $3 } END { if (n) print n }' "$out")
 	twins=$(awk '/^note twin_skips: / { n += $3 } END { print n + 0 }' "$out")
+	partial=$(awk '/^note partial_waits: / { n += $3 } END { print n + 0 }' "$out")
 	echo "# preempt $mode${3:+ every ${3}s} ($(mode_of "$out")): $action, $calls calls on CPU 0:" \
-		"$drains drains, skips $twins covered by a twin, ${skipped:-0} not," \
+		"$drains drains ($partial their entry unseen), skips $twins covered by a twin, ${skipped:-0} not," \
 		"$(stack_walks "$out.err") kernel stacks walked"
 	# not in the fadvise path: the caller's return address names these drains;
 	# four processes of one comm may each walk its first drain (and local
