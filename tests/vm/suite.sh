@@ -257,8 +257,11 @@ preempt_run() {
 		"$(stack_walks "$out.err") kernel stacks walked"
 	# not in the fadvise path: the caller's return address names these drains;
 	# four processes of one comm may each walk its first drain (and local
-	# drain) before one of them has named the site
-	expect_range "preempt $mode: kernel stacks walked, $drains drains" "$(stack_walks "$out.err")" 1 12
+	# drain) before one of them has named the site; a drain whose entry went
+	# unseen has no return address: its stack at its first queue names it (9
+	# such of 600 in kprobe mode, 12 walks, on a loaded host)
+	expect_range "preempt $mode: kernel stacks walked, $drains drains" "$(stack_walks "$out.err")" \
+		1 $((12 + partial))
 	if [ -z "$skipped" ]; then
 		expect_eq "preempt $mode: every drain counted" "$drains" $calls
 		expect_eq "preempt $mode: nothing in flight at the end" \
