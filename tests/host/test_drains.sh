@@ -50,7 +50,7 @@ expect_eq "drains at generic_fadvise for $COMM = bpftrace's" "$drains" "$TRUTH_D
 # with more than two CPUs a few to CPUs whose batches held something else
 expect_eq "remote works (works - self) = the works of CPUs but $CPU_B" "$((works - self))" \
 	"$(cpu_works_but "$OUT" $CPU_B)"
-# self works happen when CPU B batched something new meanwhile (DESIGN.md)
+# self works happen when CPU B batched something new meanwhile (doc/design.md)
 victim_b=$(cpu_field "$OUT" $CPU_B 3)
 expect_eq "self works all on CPU $CPU_B" "${victim_b:-0}" "$self"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trigger: cause drains through the other call sites of shared/DESIGN.md, under
+ * trigger: cause drains through the other call sites of doc/design.md, under
  * a distinctive comm, so that tests can find them by site and comm.
  *
  *   trigger [-c COMM] [-n COUNT] [-a CPU -f FILE] compact|drop_caches|move_pages|migrate_pages
