@@ -29,12 +29,12 @@
 #include <sys/mman.h>
 #include <bpf/bpf.h>
 
+#include "heap.h"
 #include "hist.h"
 #include "model.h"
 #include "report_json.h"
 #include "report_prom.h"
 #include "report_text.h"
-#include "session_int.h"
 #include "snapshot.h"
 
 #define DRAINS_PER_INTERVAL 50

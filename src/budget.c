@@ -32,15 +32,14 @@ unsigned int budget__fds_beside(const struct session *s)
 	       (o->prom_path ? EXPORT_FDS_MAX : 0) + (s->cgroups ? CGROUPS_FDS_MAX : 0);
 }
 
-/* What the run needs, found when first asked: a message may ask before setup has. */
+/*
+ * What the run needs, found when first asked: a message may ask before
+ * budget__fit_needs() has, from the options setup has so far (s->topts).
+ */
 static const struct tracer_needs *needs_of(struct session *s)
 {
-	struct tracer_opts topts;
-
-	if (!s->needs.fds) {
-		start__tracer_options(s, &topts);
-		tracer__needs(&topts, &s->needs);
-	}
+	if (!s->needs.fds)
+		tracer__needs(&s->topts, &s->needs);
 	return &s->needs;
 }
 
@@ -91,10 +90,10 @@ int budget__resource_error(struct session *s, int err)
  * heap's page faults, in the verifier. So the room is checked before: the
  * heap for libbpf's parse of the kernel's BTF, the maps, the load's own.
  */
-int budget__fit_needs(struct session *s, const struct tracer_opts *topts, size_t heap)
+int budget__fit_needs(struct session *s, size_t heap)
 {
 	struct memory_room room;
-	int err = tracer__needs(topts, &s->needs);
+	int err = tracer__needs(&s->topts, &s->needs);
 
 	if (err)
 		return probe__short_of_resources(err)

@@ -150,20 +150,6 @@ static int check_dir(struct export *e)
 }
 
 /*
- * The file an O_PATH descriptor names, opened for reading: the same inode,
- * looked up no more (an O_PATH open calls no driver and waits for no one, so
- * what it names is checked first: a device another user linked there is
- * never opened). O_NONBLOCK: a lease its owner holds does not hold us.
- */
-int export_reopen(int path_fd)
-{
-	char proc[64];
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path_fd);
-	return open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-}
-
-/*
  * What is at path may be replaced: a regular file, or nothing (*absent). Not a
  * symbolic link (the rename would replace the link, not its target; /dev/stdout
  * is one), a directory, a device, a FIFO or a socket.

@@ -8,6 +8,7 @@
 #ifndef EXPORT_INT_H
 #define EXPORT_INT_H
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -45,8 +46,19 @@ static inline bool same_file(const struct stat *a, const struct stat *b)
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
 }
 
-/* The file an O_PATH descriptor names, opened for reading: the same inode (export.c). */
-int export_reopen(int path_fd);
+/*
+ * The file an O_PATH descriptor names, opened for reading: the same inode,
+ * looked up no more (an O_PATH open calls no driver and waits for no one, so
+ * what it names is checked first: a device another user linked there is
+ * never opened). O_NONBLOCK: a lease its owner holds does not hold us.
+ */
+static inline int export_reopen(int path_fd)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path_fd);
+	return open(proc, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+}
 
 /* The lock file's flock() held at its name (export_lock.c): 0 or -errno (-EBUSY, -EPERM). */
 int export_hold_lock(struct export *e);

@@ -7,7 +7,6 @@
 #ifndef SESSION_INT_H
 #define SESSION_INT_H
 
-#include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -20,6 +19,7 @@
 #include "cli.h"
 #include "monotonic.h"
 #include "export.h"
+#include "heap.h"
 #include "ksyms.h"
 #include "model.h"
 #include "snapshot.h"
@@ -78,6 +78,7 @@ struct session {
 	int export_err;			 /* the failure the last export said, 0 */
 	int pidfd;			 /* -p: readable once the process has exited; -1 */
 	unsigned int fds_at_start;	 /* open before setup: stdio, inherited ones */
+	struct tracer_opts topts;	 /* the tracer's, set by setup.c once the target is known */
 	struct tracer_needs needs;	 /* what the run needs, once found */
 	/*
 	 * The report loop's snapshots, here rather than on its stack: each holds
@@ -135,17 +136,6 @@ static inline bool has_exited(int pidfd)
 static inline bool walks_every_stack(const struct options *o)
 {
 	return o->stacks || o->slow_ns;
-}
-
-/*
- * keep: large blocks come from the heap and freed ones stay there, not mapped
- * and unmapped each time, so they are not page-faulted and zeroed anew; else
- * glibc's small thresholds, and memory goes back to the kernel.
- */
-static inline void heap_keep(bool keep)
-{
-	mallopt(M_MMAP_THRESHOLD, keep ? 32 << 20 : 128 << 10);
-	mallopt(M_TRIM_THRESHOLD, keep ? 64 << 20 : 128 << 10);
 }
 
 /*

@@ -48,6 +48,27 @@ static int ready_kernel(struct session *s)
 	return code;
 }
 
+/* The tracer's options for this run, from the options, the target and the BTF's facts. */
+static void tracer_options(struct session *s)
+{
+	s->topts = (struct tracer_opts){
+	    .filter_tgid = (__u32)s->opts->pid,
+	    .filter_comm = s->opts->comm,
+	    .filter_cgroup_id = s->cgroup_id,
+	    .filter_victims = s->opts->victims_set ? s->opts->victims : NULL,
+	    .max_sites = s->opts->max_sites,
+	    .site_key_parts = s->key_parts,
+	    .max_stacks = s->opts->max_stacks,
+	    .mode = s->opts->mode,
+	    .drain_all_btf_id = s->btf.drain_all_id,
+	    .count_ipis = s->btf.ipi_send_cpu && s->opts->ipis,
+	    .tracefs = TRACEFS,
+	    .slow_threshold_ns = s->opts->slow_ns,
+	    .every_stack = walks_every_stack(s->opts),
+	    .fds_beside = budget__fds_beside(s),
+	};
+}
+
 /*
  * The BTF's facts (69), then the tracer: the memory and fds (1), its open and
  * load (73), kallsyms (72) and the drain work symbol (70), its attach (73); in
@@ -60,9 +81,13 @@ static int start_tracing(struct session *s)
 	int code;
 
 	kscan__start(s);
+	/* what is known before the BTF is read: a message may say what the run needs */
+	tracer_options(s);
 	code = kernel__read_btf_facts(s);
-	if (code == EXIT_OK)
+	if (code == EXIT_OK) {
+		tracer_options(s);
 		code = start__tracer(s);
+	}
 	kscan__join(s);
 	return code;
 }

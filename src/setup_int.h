@@ -60,8 +60,11 @@ int kscan__load_symbols(struct session *s);
 unsigned int budget__fds_beside(const struct session *s);
 /* Short of fds or memory: which, and what the run needs; returns the exit code. */
 int budget__resource_error(struct session *s, int err);
-/* What the run needs with heap bytes for libbpf's BTF parse, into s->needs; room for it? */
-int budget__fit_needs(struct session *s, const struct tracer_opts *topts, size_t heap);
+/*
+ * What the run needs with s->topts and heap bytes for libbpf's BTF parse, into
+ * s->needs; room for it?
+ */
+int budget__fit_needs(struct session *s, size_t heap);
 /* The heap libbpf's parse of the kernel's BTF takes. */
 size_t budget__btf_parse_size(void);
 /* size bytes of heap faulted in, then freed for libbpf: 0 or -ENOMEM. */
@@ -69,9 +72,7 @@ int budget__prefault_heap(size_t size);
 
 /* start.c: the tracer started, and the -T log */
 
-/* The tracer's options for this run. */
-void start__tracer_options(struct session *s, struct tracer_opts *topts);
-/* The tracer started into s->tracer, after the memory check. */
+/* The tracer started into s->tracer with s->topts, after the memory check. */
 int start__tracer(struct session *s);
 /* -T: the slow-drain log, read from the tracer's ring buffer. */
 int start__slowlog(struct session *s);

@@ -24,26 +24,6 @@ static const char *step_name(enum tracer_step step)
 	}
 }
 
-void start__tracer_options(struct session *s, struct tracer_opts *topts)
-{
-	*topts = (struct tracer_opts){
-	    .filter_tgid = (__u32)s->opts->pid,
-	    .filter_comm = s->opts->comm,
-	    .filter_cgroup_id = s->cgroup_id,
-	    .filter_victims = s->opts->victims_set ? s->opts->victims : NULL,
-	    .max_sites = s->opts->max_sites,
-	    .site_key_parts = s->key_parts,
-	    .max_stacks = s->opts->max_stacks,
-	    .mode = s->opts->mode,
-	    .drain_all_btf_id = s->btf.drain_all_id,
-	    .count_ipis = s->btf.ipi_send_cpu && s->opts->ipis,
-	    .tracefs = TRACEFS,
-	    .slow_threshold_ns = s->opts->slow_ns,
-	    .every_stack = walks_every_stack(s->opts),
-	    .fds_beside = budget__fds_beside(s),
-	};
-}
-
 /* The exit code of start_modes()' err at step, its message said; EXIT_OK for none. */
 static int tracer_error(struct session *s, int err, enum tracer_step step)
 {
@@ -162,20 +142,18 @@ static void name_cgroups(struct session *s, struct cgroups *cg)
 
 int start__tracer(struct session *s)
 {
-	struct tracer_opts topts;
 	enum tracer_step step;
 	size_t heap = budget__btf_parse_size();
 	int code, err;
 
-	start__tracer_options(s, &topts);
-	code = budget__fit_needs(s, &topts, heap);
+	code = budget__fit_needs(s, heap);
 	if (code != EXIT_OK)
 		return code;
 	err = budget__prefault_heap(heap);
 	if (err)
 		return budget__resource_error(s, err);
 	note(s, "%.1f MB of heap faulted in for libbpf's load", MB(heap));
-	err = tracer__new(&topts, &s->tracer);
+	err = tracer__new(&s->topts, &s->tracer);
 	step = TRACER_OPEN;
 	if (!err)
 		err = start_modes(s, s->tracer, &step);
