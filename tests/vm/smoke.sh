@@ -1,25 +1,17 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The VM smoke test (busybox sh, run in /mnt by tests/vm/run): what drainstat needs
-# from the kernel is there, and drainforce really forces its drains on this
-# kernel, counted by a kprobe on lru_add_drain_all and by the workqueue
-# tracepoint. Needs drainforce next to it on the payload disk:
-#   tests/vm/run -f build/tests/drainforce -f tests/vm/smoke.sh -- sh smoke.sh
+# The VM smoke test (run in /mnt by tests/vm/run), by hand, when a new kernel
+# comes: what drainstat needs from the kernel is there, and drainforce really
+# forces its drains on this kernel, counted by a kprobe on lru_add_drain_all
+# and by the workqueue tracepoint. Needs drainforce and common.sh next to it:
+#   tests/vm/run -k KERNEL -f build/static/drainforce -f tests/lib/common.sh \
+#       -f tests/vm/smoke.sh -- bash smoke.sh
 N=200
 T=/sys/kernel/tracing
+PATH=/mnt:$PATH
 
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1${2:+: $2}"; }
+. ./common.sh
 info() { echo "# $*"; }
-check() {
-	name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name" "$*"; fi
-}
-# at_least NAME GOT MIN
-at_least() {
-	if [ -n "$2" ] && [ "$2" -ge "$3" ]; then pass "$1"; else fail "$1" "got '$2', want >= $3"; fi
-}
 
 info "kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs"
 check "kernel BTF at /sys/kernel/btf/vmlinux" test -r /sys/kernel/btf/vmlinux
@@ -51,6 +43,6 @@ echo 0 >$T/events/kprobes/drainstat_smoke/enable
 hits=$(awk '$1 == "drainstat_smoke" { print $2 }' $T/kprobe_profile)
 works=$(grep -c 'function=lru_add_drain_per_cpu' $T/trace)
 echo '-:drainstat_smoke' >>$T/kprobe_events
-at_least "kprobe lru_add_drain_all hits >= $N" "$hits" $N
-at_least "queued lru_add_drain_per_cpu works >= $N" "$works" $N
+expect_at_least "kprobe lru_add_drain_all hits" "$hits" $N
+expect_at_least "queued lru_add_drain_per_cpu works" "$works" $N
 info "lru_add_drain_all calls $hits, lru_add_drain_per_cpu works queued $works"
