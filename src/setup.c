@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A run's setup, in the order of drainstat(8)'s exit codes (EXIT STATUS):
- * what the options aim at (target.c), what the kernel must give (kernel.c);
- * then kallsyms scanned in a thread where full or kprobe mode may need a few
- * addresses before their load (kscan.c), the memory and fds the run needs
- * checked (budget.c), the tracer started, mode by mode for auto, the symbols
- * loaded between load and attach (start.c), what the mode cannot see
- * described (describe.c) and the -T log opened. Each step says its own error
- * and returns its exit code; the first that fails ends setup.
+ * A run's setup, in the order of drainstat(8)'s exit codes (EXIT STATUS), its
+ * steps in the files setup_*.c: what the options aim at (setup_target.c),
+ * what the kernel must give (setup_kernel.c); then kallsyms scanned in a
+ * thread where full or kprobe mode may need a few addresses before their load
+ * (setup_kscan.c), the memory and fds the run needs checked (setup_budget.c),
+ * the tracer started, mode by mode for auto, the symbols loaded between load
+ * and attach (setup_start.c), what the mode cannot see described
+ * (setup_describe.c) and the -T log opened. Each step says its own error and
+ * returns its exit code; the first that fails ends setup.
  */
 #include <malloc.h>
 

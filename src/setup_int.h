@@ -16,7 +16,7 @@
 
 #define MB(bytes) ((double)(bytes) / (1 << 20))
 
-/* target.c: what the options aim at, on this machine */
+/* setup_target.c: what the options aim at, on this machine */
 
 /* -p's process, its pidfd held in s->pidfd. */
 int target__open_process(struct session *s);
@@ -30,7 +30,7 @@ int target__resolve_cgroup(struct session *s);
  */
 int target__key_sites(struct session *s);
 
-/* kernel.c: what the running kernel must give */
+/* setup_kernel.c: what the running kernel must give */
 
 /* Root, or CAP_BPF and CAP_PERFMON. */
 int kernel__check_privileges(void);
@@ -41,7 +41,7 @@ int kernel__mount_tracefs(struct session *s);
 /* What the BTF says of the hooks, into s->btf. */
 int kernel__read_btf_facts(struct session *s);
 
-/* kscan.c: the kernel symbols the tracer needs, from kallsyms */
+/* setup_kscan.c: the kernel symbols the tracer needs, from kallsyms */
 
 /* The names to scan for, in session_int.h's symbol_scan order. */
 void kscan__name_symbols(struct symbol_scan *scan);
@@ -54,7 +54,7 @@ int kscan__symbols_ready(struct session *s, struct tracer_symbols *syms);
 /* The symbol table into s->ksyms, between load and attach; as kscan__symbols_ready(). */
 int kscan__load_symbols(struct session *s);
 
-/* budget.c: the fds and memory the run needs, and what it has */
+/* setup_budget.c: the fds and memory the run needs, and what it has */
 
 /* The most fds the run holds at once beside the tracer's. */
 unsigned int budget__fds_beside(const struct session *s);
@@ -70,14 +70,14 @@ size_t budget__btf_parse_size(void);
 /* size bytes of heap faulted in, then freed for libbpf: 0 or -ENOMEM. */
 int budget__prefault_heap(size_t size);
 
-/* start.c: the tracer started, and the -T log */
+/* setup_start.c: the tracer started, and the -T log */
 
 /* The tracer started into s->tracer with s->topts, after the memory check. */
 int start__tracer(struct session *s);
 /* -T: the slow-drain log, read from the tracer's ring buffer. */
 int start__slowlog(struct session *s);
 
-/* describe.c: what the run sees and what it cannot */
+/* setup_describe.c: what the run sees and what it cannot */
 
 /*
  * What a run in mode f->mode, with f's optional hooks, cannot see, into buf:

@@ -216,7 +216,7 @@ int kscan__symbols_ready(struct session *s, struct tracer_symbols *syms)
 
 /*
  * Every symbol, to name the frames of kernel stacks, read once, between the
- * tracer's load and its attach (start.c). kallsyms is read before any drain runs
+ * tracer's load and its attach (setup_start.c). kallsyms is read before any drain runs
  * traced (its 40-50 ms slow the drains that run meanwhile as any busy CPU
  * does), and the table takes the heap libbpf's copy of the kernel's BTF has
  * given back, which setup keeps (see setup__run()): the memory check counted
