@@ -375,9 +375,10 @@ static int start_export(struct session *s)
 	/* ours now: the temp files beside it are a killed writer's */
 	n = export__remove_stale(s->export);
 	if (n)
-		note(s, "removed %d temp file%s a killed drainstat left beside %s", n,
-		     n == 1 ? "" : "s", s->prom_shown);
-	note(s, "exporting to %s every %g s", s->prom_shown, (double)interval_of(s->opts) / 1e9);
+		note(s->opts->verbose, "removed %d temp file%s a killed drainstat left beside %s",
+		     n, n == 1 ? "" : "s", s->prom_shown);
+	note(s->opts->verbose, "exporting to %s every %g s", s->prom_shown,
+	     (double)interval_of(s->opts) / 1e9);
 	return EXIT_OK;
 }
 
@@ -387,16 +388,16 @@ static void note_site_slots(const struct session *s)
 	struct tracer_site_slots slots;
 
 	tracer__site_slots(s->tracer, &slots);
-	note(s, "%u of %u site slots taken, %u of them by local drains (at most %u)", slots.used,
-	     slots.max, slots.local, slots.local_max);
+	note(s->opts->verbose, "%u of %u site slots taken, %u of them by local drains (at most %u)",
+	     slots.used, slots.max, slots.local, slots.local_max);
 }
 
 /* -v at exit: how the cgroups were named (the tree walks are what a user could steer). */
 static void note_cgroups(const struct session *s, const struct cgroups *cg, const char *whose)
 {
 	if (cg)
-		note(s, "%s cgroups: %u named by the kernel, %u walks of the tree", whose,
-		     cgroups__asked(cg), cgroups__walks(cg));
+		note(s->opts->verbose, "%s cgroups: %u named by the kernel, %u walks of the tree",
+		     whose, cgroups__asked(cg), cgroups__walks(cg));
 }
 
 static void teardown(struct session *s)
@@ -406,7 +407,7 @@ static void teardown(struct session *s)
 	if (s->tracer)
 		note_site_slots(s);
 	if (s->tracer && !tracer__stack_walks(s->tracer, &walks))
-		note(s, "%llu kernel stacks walked (%s)", (unsigned long long)walks,
+		note(s->opts->verbose, "%llu kernel stacks walked (%s)", (unsigned long long)walks,
 		     walks_every_stack(s->opts)
 			 ? "every drain's: -s or -T"
 			 : "one per caller and comm where the caller is known without one");

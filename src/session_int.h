@@ -109,15 +109,14 @@ static inline int say_error(int code, const char *fmt, ...)
 	return code;
 }
 
-/* -v: what setup found, on stderr so the report stays clean. */
-static inline void note(const struct session *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* -v (verbose): what setup found, on stderr so the report stays clean. */
+static inline void note(bool verbose, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static inline void note(const struct session *s, const char *fmt, ...)
+static inline void note(bool verbose, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!s->opts->verbose)
+	if (!verbose)
 		return;
 	va_start(ap, fmt);
 	say(fmt, ap);

@@ -102,7 +102,7 @@ int budget__fit_needs(struct session *s, size_t heap)
 				       strerror(-err));
 	s->needs.memory += heap;
 	probe__memory_room(&room);
-	note(s,
+	note(s->opts->verbose,
 	     "the run needs %u fds and about %.1f MB of memory (maps per CPU for %d possible CPUs)",
 	     s->needs.fds, MB(s->needs.memory), s->needs.nr_cpus);
 	return room.free < s->needs.memory ? memory_error(s) : EXIT_OK;

@@ -101,26 +101,28 @@ static void note_failed_hooks(struct session *s, const struct tracer_features *f
 	int i;
 
 	for (i = 0; i < f->nr_failed; i++)
-		note(s, "hook %s not attached (%s): its feature is off", f->failed[i].prog,
-		     strerror(-f->failed[i].err));
+		note(s->opts->verbose, "hook %s not attached (%s): its feature is off",
+		     f->failed[i].prog, strerror(-f->failed[i].err));
 	if (f->own_err)
-		note(s, "the own local drain's programs refused at load (%s): loaded without them",
+		note(s->opts->verbose,
+		     "the own local drain's programs refused at load (%s): loaded without them",
 		     strerror(-f->own_err));
 	if (f->nr_detached)
-		note(s, "%d hook%s of those features detached again: none runs half a feature",
+		note(s->opts->verbose,
+		     "%d hook%s of those features detached again: none runs half a feature",
 		     f->nr_detached, f->nr_detached == 1 ? "" : "s");
 	if (f->cgname_err)
-		note(s,
+		note(s->opts->verbose,
 		     "the naming of cgroups by the kernel (a cgroup iterator) refused (%s): "
 		     "cgroups are named by a walk of the tree",
 		     strerror(-f->cgname_err));
 	if (f->cgname_rmdir_err)
-		note(s,
+		note(s->opts->verbose,
 		     "the hook on removed cgroups (tp_btf/cgroup_rmdir) not attached (%s): "
 		     "a cgroup removed before a report names it is shown by its id",
 		     strerror(-f->cgname_rmdir_err));
 	if (f->check_err)
-		note(s,
+		note(s->opts->verbose,
 		     "the check of the drains in flight (a task iterator) refused (%s): "
 		     "they are shown as the events left them",
 		     strerror(-f->check_err));
@@ -136,13 +138,13 @@ static void note_kretprobes(struct session *s, const struct tracer_features *f)
 	if (f->mode != MODE_KPROBE)
 		return;
 	if (f->kret_tracefs)
-		note(s,
+		note(s->opts->verbose,
 		     "kretprobes made in %s/kprobe_events: %u instances on the functions "
 		     "callers sleep in%s; misses %s",
 		     f->kret_dir, f->kret_maxactive,
 		     f->kret_rt ? " (the local drains too: PREEMPT_RT)" : "", counted);
 	else
-		note(s,
+		note(s->opts->verbose,
 		     "kretprobes through the kprobe PMU, the kernel's max(10, 2 x CPUs) "
 		     "instances each: tracefs kprobe_events %s (%s); misses %s",
 		     f->kret_dir[0] ? "refused one" : "not found", strerror(-f->kret_err), counted);
@@ -184,7 +186,8 @@ void describe__run(struct session *s)
 	};
 	note_failed_hooks(s, f);
 	note_kretprobes(s, f);
-	note(s, "mode %s: drain entry/exit %s, local drains %s, IPIs %s, fadvise %s, works %s",
+	note(s->opts->verbose,
+	     "mode %s: drain entry/exit %s, local drains %s, IPIs %s, fadvise %s, works %s",
 	     s->info.mode, s->info.entry_visible ? "hooked" : "not hooked",
 	     f->local ? "hooked" : "not hooked", f->ipi ? "counted" : "not counted",
 	     f->fadvise ? "traced" : "not traced",

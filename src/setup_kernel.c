@@ -44,7 +44,7 @@ int kernel__mount_tracefs(struct session *s)
 				 "%s",
 				 TRACEFS, strerror(-err));
 	s->tracefs_mounted = err;
-	note(s, "tracefs %s %s", TRACEFS,
+	note(s->opts->verbose, "tracefs %s %s", TRACEFS,
 	     err ? "mounted by drainstat in a mount namespace of its own" : "already mounted");
 	return EXIT_OK;
 }
@@ -60,7 +60,7 @@ int kernel__read_btf_facts(struct session *s)
 	if (s->btf.err)
 		return say_error(EXIT_NO_BTF, "cannot parse the kernel's BTF (%s): %s", BTF_PATH,
 				 strerror(-s->btf.err));
-	note(s, "BTF %s in %.1f ms: %s %s, qpw_struct %s, ipi_send_cpu %s",
+	note(s->opts->verbose, "BTF %s in %.1f ms: %s %s, qpw_struct %s, ipi_send_cpu %s",
 	     s->btf.parsed ? "parsed" : "looked up by the kernel", (double)(now_ns() - start) / 1e6,
 	     hooks__required()->name, s->btf.drain_all_id > 0 ? "found" : "missing",
 	     s->btf.qpw ? "found" : "missing", s->btf.ipi_send_cpu ? "found" : "missing");

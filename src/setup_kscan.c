@@ -160,15 +160,16 @@ static void note_symbols(const struct session *s)
 	size_t i;
 
 	if (s->ksyms)
-		note(s, "%s at 0x%llx, found in the symbol table", DRAIN_WORK_FN,
+		note(s->opts->verbose, "%s at 0x%llx, found in the symbol table", DRAIN_WORK_FN,
 		     (unsigned long long)addrs[SYM_WORK_FN]);
 	else
-		note(s, "%s at 0x%llx, found in %.1f ms by a scan of %s", DRAIN_WORK_FN,
-		     (unsigned long long)addrs[SYM_WORK_FN], (double)s->scan.ns / 1e6, KALLSYMS);
+		note(s->opts->verbose, "%s at 0x%llx, found in %.1f ms by a scan of %s",
+		     DRAIN_WORK_FN, (unsigned long long)addrs[SYM_WORK_FN],
+		     (double)s->scan.ns / 1e6, KALLSYMS);
 	for (i = s->scan.nr - SYM_TRAMPOLINES; i < s->scan.nr; i++)
 		if (addrs[i])
-			note(s, "kretprobes return through %s at 0x%llx", s->scan.names[i],
-			     (unsigned long long)addrs[i]);
+			note(s->opts->verbose, "kretprobes return through %s at 0x%llx",
+			     s->scan.names[i], (unsigned long long)addrs[i]);
 }
 
 /*
@@ -236,7 +237,7 @@ int kscan__load_symbols(struct session *s)
 		s->symbols_code = kallsyms_error(s, err);
 		return err;
 	}
-	note(s, "%zu symbols from %s in %.1f ms", ksyms__count(s->ksyms), KALLSYMS,
+	note(s->opts->verbose, "%zu symbols from %s in %.1f ms", ksyms__count(s->ksyms), KALLSYMS,
 	     (double)(now_ns() - start) / 1e6);
 	return 0;
 }

@@ -152,7 +152,7 @@ int start__tracer(struct session *s)
 	err = budget__prefault_heap(heap);
 	if (err)
 		return budget__resource_error(s, err);
-	note(s, "%.1f MB of heap faulted in for libbpf's load", MB(heap));
+	note(s->opts->verbose, "%.1f MB of heap faulted in for libbpf's load", MB(heap));
 	err = tracer__new(&s->topts, &s->tracer);
 	step = TRACER_OPEN;
 	if (!err)

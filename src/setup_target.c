@@ -70,7 +70,8 @@ int target__open_process(struct session *s)
 		return say_error(EXIT_NO_PROCESS, "process %d has exited%s: nothing to trace", pid,
 				 tgid < 0 ? "" : " (a zombie, not yet reaped)");
 	if (open_err)
-		note(s, "no pidfd for process %d (%s): its exit will not end the run", pid,
+		note(s->opts->verbose,
+		     "no pidfd for process %d (%s): its exit will not end the run", pid,
 		     strerror(-open_err));
 	return EXIT_OK;
 }
@@ -178,7 +179,7 @@ static void key_by_comm(struct session *s, const char *why)
 	if (s->opts->by_set)
 		fprintf(stderr, "drainstat: %s: sites are keyed by comm alone\n", why);
 	else
-		note(s, "%s: sites are keyed by comm alone", why);
+		note(s->opts->verbose, "%s: sites are keyed by comm alone", why);
 }
 
 int target__key_sites(struct session *s)
@@ -199,14 +200,15 @@ int target__key_sites(struct session *s)
 		if (s->key_parts & SITE_KEY_CGROUP)
 			key_by_comm(s, why);
 		else
-			note(s, "%s: drains in flight are shown without cgroups", why);
+			note(s->opts->verbose, "%s: drains in flight are shown without cgroups",
+			     why);
 		return EXIT_OK;
 	}
 	s->cgroups = cgroups__new(root);
 	s->pods = podnames__new(PODNAMES_ROOT, 0, s->opts->interval_ns);
 	if (!s->cgroups || !s->pods)
 		return budget__resource_error(s, -ENOMEM);
-	note(s, "cgroup v2 hierarchy at %s: sites are keyed by %s", root,
+	note(s->opts->verbose, "cgroup v2 hierarchy at %s: sites are keyed by %s", root,
 	     s->key_parts & SITE_KEY_CGROUP
 		 ? (s->key_parts & SITE_KEY_COMM ? "comm and cgroup" : "cgroup")
 		 : "comm");
