@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cpulist.h"
 #include "escape.h"
 
 #define NS_PER_SEC 1000000000ULL
@@ -144,125 +145,11 @@ int cli__parse_positive(const char *s, __u64 max, __u64 *out)
 	return 0;
 }
 
-static int parse_cpu(const char **p, unsigned long *cpu)
-{
-	char *end;
-
-	if (!isdigit((unsigned char)**p))
-		return -EINVAL;
-	errno = 0;
-	*cpu = strtoul(*p, &end, 10);
-	if (errno || *cpu >= DRAINSTAT_MAX_CPUS)
-		return -EINVAL;
-	*p = end;
-	return 0;
-}
-
-/* The ranges of a CPU list into mask (NULL: only checked). 0 or -EINVAL. */
-static int parse_ranges(const char *s, __u64 *mask)
-{
-	unsigned long first, last, c;
-	const char *p = s;
-
-	if (!s || !*s)
-		return -EINVAL;
-	for (;;) {
-		if (parse_cpu(&p, &first))
-			return -EINVAL;
-		last = first;
-		if (*p == '-' && (p++, parse_cpu(&p, &last) || last < first))
-			return -EINVAL;
-		for (c = first; mask && c <= last; c++)
-			mask[c / 64] |= 1ULL << (c % 64);
-		if (!*p)
-			return 0;
-		if (*p++ != ',')
-			return -EINVAL;
-	}
-}
-
-/* Checked first, then written: mask is left alone on error, with no copy on the stack. */
-int cli__parse_cpulist(const char *s, __u64 *mask)
-{
-	if (parse_ranges(s, NULL))
-		return -EINVAL;
-	memset(mask, 0, DRAINSTAT_MAX_CPUS / 8);
-	return parse_ranges(s, mask);
-}
-
-/*
- * "2.5" of unit_ns nanoseconds: digits, an optional fraction (finer than a
- * nanosecond is dropped), more than 0 ns and at most DRAINSTAT_SECONDS_MAX s.
- */
-static int parse_scaled(const char *s, __u64 unit_ns, __u64 *ns)
-{
-	const __u64 max_ns = DRAINSTAT_SECONDS_MAX * NS_PER_SEC;
-	__u64 whole = 0, frac = 0, scale = unit_ns;
-	const char *p = s;
-
-	if (!s || !isdigit((unsigned char)*p))
-		return -EINVAL;
-	for (; isdigit((unsigned char)*p); p++) {
-		whole = whole * 10 + (__u64)(*p - '0');
-		if (whole > max_ns / unit_ns)
-			return -EINVAL;
-	}
-	if (*p == '.') {
-		if (!isdigit((unsigned char)*++p))
-			return -EINVAL;
-		for (; isdigit((unsigned char)*p); p++) {
-			scale /= 10;
-			frac += (__u64)(*p - '0') * scale;
-		}
-	}
-	if (*p || whole * unit_ns + frac == 0 || whole * unit_ns + frac > max_ns)
-		return -EINVAL;
-	*ns = whole * unit_ns + frac;
-	return 0;
-}
-
-int cli__parse_duration(const char *s, __u64 *ns)
-{
-	static const struct {
-		const char *unit;
-		__u64 ns;
-	} units[] = {{"ns", 1},		{"us", 1000},	       {"ms", 1000000},
-		     {"s", 1000000000}, {"m", 60000000000ULL}, {"h", 3600000000000ULL}};
-	char num[32];
-	size_t i, len;
-	__u64 v;
-
-	if (!s)
-		return -EINVAL;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		len = strlen(s);
-		if (len <= strlen(units[i].unit) ||
-		    strcmp(s + len - strlen(units[i].unit), units[i].unit))
-			continue;
-		len -= strlen(units[i].unit);
-		if (len >= sizeof(num) || !isdigit((unsigned char)s[len - 1]))
-			return -EINVAL;
-		memcpy(num, s, len);
-		num[len] = '\0';
-		/* "1.5" of ms is 1500000 ns */
-		if (parse_scaled(num, units[i].ns, &v))
-			return -EINVAL;
-		*ns = v;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-int cli__parse_seconds(const char *s, __u64 *ns)
-{
-	return parse_scaled(s, NS_PER_SEC, ns);
-}
-
 int cli__parse_interval(const char *s, __u64 *ns)
 {
 	__u64 v;
 
-	if (parse_scaled(s, NS_PER_SEC, &v) || v < DRAINSTAT_INTERVAL_MIN_NS)
+	if (units__parse_seconds(s, &v) || v < DRAINSTAT_INTERVAL_MIN_NS)
 		return -EINVAL;
 	*ns = v;
 	return 0;
@@ -345,7 +232,7 @@ static int parse_threshold(struct parse *p, const char *name, const char *arg, c
 {
 	char expected[128];
 
-	if (!cli__parse_duration(arg, ns))
+	if (!units__parse_duration(arg, ns))
 		return 0;
 	snprintf(expected, sizeof(expected), "a duration such as %s, from 1ns to %ss (366 days)",
 		 examples, STR(DRAINSTAT_SECONDS_MAX));
@@ -417,7 +304,7 @@ static int parse_prom_cgroup(struct parse *p, const char *arg)
 
 static int parse_cpus(struct parse *p, const char *arg)
 {
-	if (cli__parse_cpulist(arg, p->opts->victims))
+	if (cpulist__parse(arg, p->opts->victims))
 		return bad_value(p, "-C", arg, "CPUs such as 0-3,8 (below 8192)");
 	p->opts->victims_set = true;
 	return 0;
@@ -465,7 +352,7 @@ static int parse_option(struct parse *p, int key, const char *arg)
 
 	switch (key) {
 	case 'd':
-		if (cli__parse_seconds(arg, &o->duration_ns))
+		if (units__parse_seconds(arg, &o->duration_ns))
 			return bad_value(p, "-d", arg,
 					 "seconds, more than 0 and at most " SECONDS_MAX_TEXT);
 		return 0;

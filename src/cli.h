@@ -8,13 +8,12 @@
 #include <linux/types.h>
 #include "drainstat.h"
 #include "tracer.h"
+#include "units.h"
 
 /* --max-sites, --max-stacks: bounds that keep the kernel's memory modest. */
 #define DRAINSTAT_MAX_SITES  65536
 #define DRAINSTAT_MAX_STACKS 262144
 
-/* INTERVAL, -d, -T, --stuck: at most 366 days (a leap year), in seconds. */
-#define DRAINSTAT_SECONDS_MAX 31622400
 /* INTERVAL: at least 10 ms (0.01 s); shorter, printing the reports would take a CPU. */
 #define DRAINSTAT_INTERVAL_MIN_NS 10000000ULL
 
@@ -83,14 +82,9 @@ int cli__parse_args(int argc, char **argv, struct options *opts, char *err, size
  */
 void cli__parse(int argc, char **argv, struct options *opts);
 
-/* "10", "2.5", "0.1": seconds into ns, > 0 and at most DRAINSTAT_SECONDS_MAX. 0 or -EINVAL. */
-int cli__parse_seconds(const char *s, __u64 *ns);
-/* INTERVAL: seconds as above, and at least DRAINSTAT_INTERVAL_MIN_NS. 0 or -EINVAL. */
+/* INTERVAL: seconds as units__parse_seconds(), and at least DRAINSTAT_INTERVAL_MIN_NS. 0 or
+ * -EINVAL. */
 int cli__parse_interval(const char *s, __u64 *ns);
-/* "0-3,8,10-11": CPUs below DRAINSTAT_MAX_CPUS into a bitmap. 0 or -EINVAL. */
-int cli__parse_cpulist(const char *s, __u64 *mask);
-/* "500us", "2ms", "1.5s", "800ns": with its unit, > 0, at most 366 days. 0 or -EINVAL. */
-int cli__parse_duration(const char *s, __u64 *ns);
 /* A positive decimal integer no larger than max. 0 or -EINVAL. */
 int cli__parse_positive(const char *s, __u64 max, __u64 *out);
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "cpulist.h"
 #include "drainstat.h"
 
@@ -20,7 +21,7 @@ void cpulist__read(const char *path, __u64 *mask)
 		line[strcspn(line, "\n")] = '\0';
 	if (f)
 		fclose(f);
-	if (!line || cli__parse_cpulist(line, mask))
+	if (!line || cpulist__parse(line, mask))
 		memset(mask, 0, DRAINSTAT_MAX_CPUS / 8);
 	free(line);
 }
@@ -64,4 +65,50 @@ void cpulist__format(const __u64 *mask, char *buf, size_t size)
 		if (n + 4 < size) /* room for ",..." after it */
 			fits = n;
 	}
+}
+
+static int parse_cpu(const char **p, unsigned long *cpu)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)**p))
+		return -EINVAL;
+	errno = 0;
+	*cpu = strtoul(*p, &end, 10);
+	if (errno || *cpu >= DRAINSTAT_MAX_CPUS)
+		return -EINVAL;
+	*p = end;
+	return 0;
+}
+
+/* The ranges of a CPU list into mask (NULL: only checked). 0 or -EINVAL. */
+static int parse_ranges(const char *s, __u64 *mask)
+{
+	unsigned long first, last, c;
+	const char *p = s;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (;;) {
+		if (parse_cpu(&p, &first))
+			return -EINVAL;
+		last = first;
+		if (*p == '-' && (p++, parse_cpu(&p, &last) || last < first))
+			return -EINVAL;
+		for (c = first; mask && c <= last; c++)
+			mask[c / 64] |= 1ULL << (c % 64);
+		if (!*p)
+			return 0;
+		if (*p++ != ',')
+			return -EINVAL;
+	}
+}
+
+/* Checked first, then written: mask is left alone on error, with no copy on the stack. */
+int cpulist__parse(const char *s, __u64 *mask)
+{
+	if (parse_ranges(s, NULL))
+		return -EINVAL;
+	memset(mask, 0, DRAINSTAT_MAX_CPUS / 8);
+	return parse_ranges(s, mask);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Human units for durations: the unit is chosen per value. */
+/* Durations in human units: printed with the unit chosen per value, and parsed. */
 #ifndef UNITS_H
 #define UNITS_H
 
@@ -12,5 +12,13 @@
  */
 #define UNITS_DURATION_LEN 16
 const char *units__duration(__u64 ns, char *buf, size_t size);
+
+/* INTERVAL, -d, -T, --stuck: at most 366 days (a leap year), in seconds. */
+#define DRAINSTAT_SECONDS_MAX 31622400
+
+/* "10", "2.5", "0.1": seconds into ns, > 0 and at most DRAINSTAT_SECONDS_MAX. 0 or -EINVAL. */
+int units__parse_seconds(const char *s, __u64 *ns);
+/* "500us", "2ms", "1.5s", "800ns": with its unit, > 0, at most 366 days. 0 or -EINVAL. */
+int units__parse_duration(const char *s, __u64 *ns);
 
 #endif /* UNITS_H */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cpulist.h"
 #include "harness.h"
 #include "units.h"
 
@@ -25,13 +26,13 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* "12.345": seconds, exactly what cli__parse_seconds() gave for them. */
+/* "12.345": seconds, exactly what units__parse_seconds() gave for them. */
 static void check_seconds(const char *arg)
 {
 	char again[64];
 	__u64 ns, back;
 
-	if (cli__parse_seconds(arg, &ns))
+	if (units__parse_seconds(arg, &ns))
 		return;
 	FUZZ_CHECK(ns > 0, "'%s' is 0 s", arg);
 	FUZZ_CHECK(ns <= MAX_NS, "'%s' is over 366 days: %llu ns", arg, (unsigned long long)ns);
@@ -39,7 +40,7 @@ static void check_seconds(const char *arg)
 		   (unsigned long long)ns);
 	snprintf(again, sizeof(again), "%llu.%09llu", (unsigned long long)(ns / NS_PER_SEC),
 		 (unsigned long long)(ns % NS_PER_SEC));
-	FUZZ_CHECK(!cli__parse_seconds(again, &back) && back == ns,
+	FUZZ_CHECK(!units__parse_seconds(again, &back) && back == ns,
 		   "'%s' is %llu ns, but '%s' does not read back", arg, (unsigned long long)ns,
 		   again);
 }
@@ -51,17 +52,17 @@ static void check_duration(const char *arg)
 	__u64 ns, back;
 	double err;
 
-	if (cli__parse_duration(arg, &ns))
+	if (units__parse_duration(arg, &ns))
 		return;
 	FUZZ_CHECK(ns > 0, "'%s' is 0 ns", arg);
 	FUZZ_CHECK(ns <= MAX_NS, "'%s' is over 366 days: %llu ns", arg, (unsigned long long)ns);
 	snprintf(again, sizeof(again), "%llu.%09llus", (unsigned long long)(ns / NS_PER_SEC),
 		 (unsigned long long)(ns % NS_PER_SEC));
-	FUZZ_CHECK(!cli__parse_duration(again, &back) && back == ns,
+	FUZZ_CHECK(!units__parse_duration(again, &back) && back == ns,
 		   "'%s' is %llu ns, but '%s' does not read back", arg, (unsigned long long)ns,
 		   again);
 	units__duration(ns, shown, sizeof(shown));
-	FUZZ_CHECK(!cli__parse_duration(shown, &back),
+	FUZZ_CHECK(!units__parse_duration(shown, &back),
 		   "'%s' is %llu ns, printed '%s' does not parse", arg, (unsigned long long)ns,
 		   shown);
 	/* one decimal from 1 to 9.9 units, none from 10 on: at most 5% off */
@@ -101,7 +102,7 @@ static void check_cpulist(const char *arg)
 	int i, set = 0;
 
 	mask[MASK_WORDS] = CANARY;
-	if (cli__parse_cpulist(arg, mask))
+	if (cpulist__parse(arg, mask))
 		return;
 	FUZZ_CHECK(mask[MASK_WORDS] == CANARY, "'%s' wrote past CPU %d", arg, DRAINSTAT_MAX_CPUS);
 	for (i = 0; i < MASK_WORDS; i++)
@@ -113,7 +114,7 @@ static void check_cpulist(const char *arg)
 				   arg, strtoul(p, NULL, 10));
 	}
 	format_cpulist(mask, again, sizeof(again));
-	FUZZ_CHECK(!cli__parse_cpulist(again, back) && !memcmp(back, mask, sizeof(back)),
+	FUZZ_CHECK(!cpulist__parse(again, back) && !memcmp(back, mask, sizeof(back)),
 		   "'%s' does not read back as '%s'", arg, again);
 }
 
@@ -135,13 +136,13 @@ static void check_positive(const char *arg, __u64 max)
 		   "'%s' gave %llu, which does not read back", arg, (unsigned long long)v);
 }
 
-/* INTERVAL: exactly the seconds cli__parse_seconds() reads that are not below the minimum. */
+/* INTERVAL: exactly the seconds units__parse_seconds() reads that are not below the minimum. */
 static void check_interval(const char *arg)
 {
 	bool is_seconds, is_interval;
 	__u64 ns, secs = 0;
 
-	is_seconds = !cli__parse_seconds(arg, &secs);
+	is_seconds = !units__parse_seconds(arg, &secs);
 	is_interval = !cli__parse_interval(arg, &ns);
 	FUZZ_CHECK(is_interval == (is_seconds && secs >= DRAINSTAT_INTERVAL_MIN_NS),
 		   "'%s': INTERVAL %s, seconds %s (%llu ns)", arg, is_interval ? "yes" : "no",

@@ -11,11 +11,11 @@ static void test_seconds_valid(void)
 {
 	__u64 ns = 0;
 
-	CHECK(cli__parse_seconds("10", &ns) == 0 && ns == 10000000000ULL);
-	CHECK(cli__parse_seconds("2.5", &ns) == 0 && ns == 2500000000ULL);
-	CHECK(cli__parse_seconds("0.1", &ns) == 0 && ns == 100000000ULL);
-	CHECK(cli__parse_seconds("0.000000001", &ns) == 0 && ns == 1);
-	CHECK(cli__parse_seconds("31622400", &ns) == 0); /* a leap year */
+	CHECK(units__parse_seconds("10", &ns) == 0 && ns == 10000000000ULL);
+	CHECK(units__parse_seconds("2.5", &ns) == 0 && ns == 2500000000ULL);
+	CHECK(units__parse_seconds("0.1", &ns) == 0 && ns == 100000000ULL);
+	CHECK(units__parse_seconds("0.000000001", &ns) == 0 && ns == 1);
+	CHECK(units__parse_seconds("31622400", &ns) == 0); /* a leap year */
 }
 
 static void test_seconds_invalid(void)
@@ -35,11 +35,11 @@ static void test_seconds_invalid(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (cli__parse_seconds(bad[i], &ns) != -EINVAL)
+		if (units__parse_seconds(bad[i], &ns) != -EINVAL)
 			fprintf(stderr, "  accepted \"%s\"\n", bad[i]);
-		CHECK(cli__parse_seconds(bad[i], &ns) == -EINVAL);
+		CHECK(units__parse_seconds(bad[i], &ns) == -EINVAL);
 	}
-	CHECK(cli__parse_seconds(NULL, &ns) == -EINVAL);
+	CHECK(units__parse_seconds(NULL, &ns) == -EINVAL);
 	CHECK(ns == 77);
 }
 
@@ -84,19 +84,19 @@ static void test_cpulist(void)
 	__u64 mask[DRAINSTAT_MAX_CPUS / 64];
 	size_t i;
 
-	CHECK(cli__parse_cpulist("0", mask) == 0 && mask[0] == 1);
-	CHECK(cli__parse_cpulist("0-3,8", mask) == 0 && mask[0] == 0x10f && mask[1] == 0);
-	CHECK(cli__parse_cpulist("63-64,1023", mask) == 0);
+	CHECK(cpulist__parse("0", mask) == 0 && mask[0] == 1);
+	CHECK(cpulist__parse("0-3,8", mask) == 0 && mask[0] == 0x10f && mask[1] == 0);
+	CHECK(cpulist__parse("63-64,1023", mask) == 0);
 	CHECK(mask[0] == 1ULL << 63 && mask[1] == 1 && mask[15] == 1ULL << 63);
 	/* beyond 64 and 256 CPUs, up to Debian's NR_CPUS (8192, amd64) */
-	CHECK(cli__parse_cpulist("255-256,4095,8191", mask) == 0);
+	CHECK(cpulist__parse("255-256,4095,8191", mask) == 0);
 	CHECK(mask[3] == 1ULL << 63 && mask[4] == 1 && mask[63] == 1ULL << 63);
 	CHECK(mask[127] == 1ULL << 63 && mask[0] == 0 && mask[126] == 0);
-	CHECK(cli__parse_cpulist("0-8191", mask) == 0 && mask[0] == ~0ULL && mask[127] == ~0ULL);
+	CHECK(cpulist__parse("0-8191", mask) == 0 && mask[0] == ~0ULL && mask[127] == ~0ULL);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (cli__parse_cpulist(bad[i], mask) != -EINVAL)
+		if (cpulist__parse(bad[i], mask) != -EINVAL)
 			fprintf(stderr, "  accepted \"%s\"\n", bad[i]);
-		CHECK(cli__parse_cpulist(bad[i], mask) == -EINVAL);
+		CHECK(cpulist__parse(bad[i], mask) == -EINVAL);
 	}
 }
 
@@ -107,7 +107,7 @@ static void check_cpulist_format(const char *list, size_t size, const char *want
 	char buf[64 * 1024];
 
 	CHECK(size <= sizeof(buf));
-	CHECK(cli__parse_cpulist(list, mask) == 0);
+	CHECK(cpulist__parse(list, mask) == 0);
 	memset(buf, 'x', sizeof(buf));
 	cpulist__format(mask, buf, size);
 	if (strcmp(buf, want))
@@ -115,7 +115,7 @@ static void check_cpulist_format(const char *list, size_t size, const char *want
 	CHECK_STR(buf, want);
 	CHECK(strlen(buf) < size);
 	if (!strstr(want, "...")) {
-		CHECK(cli__parse_cpulist(buf, again) == 0);
+		CHECK(cpulist__parse(buf, again) == 0);
 		CHECK(!memcmp(mask, again, sizeof(mask)));
 	}
 }
@@ -156,22 +156,22 @@ static void test_duration(void)
 	__u64 ns = 0;
 	size_t i;
 
-	CHECK(cli__parse_duration("500us", &ns) == 0 && ns == 500000);
-	CHECK(cli__parse_duration("2ms", &ns) == 0 && ns == 2000000);
-	CHECK(cli__parse_duration("1.5s", &ns) == 0 && ns == 1500000000);
-	CHECK(cli__parse_duration("800ns", &ns) == 0 && ns == 800);
-	CHECK(cli__parse_duration("0.25ms", &ns) == 0 && ns == 250000);
-	CHECK(cli__parse_duration("31622400s", &ns) == 0 && ns == 31622400000000000ULL);
-	CHECK(cli__parse_duration("31622400000ms", &ns) == 0 && ns == 31622400000000000ULL);
+	CHECK(units__parse_duration("500us", &ns) == 0 && ns == 500000);
+	CHECK(units__parse_duration("2ms", &ns) == 0 && ns == 2000000);
+	CHECK(units__parse_duration("1.5s", &ns) == 0 && ns == 1500000000);
+	CHECK(units__parse_duration("800ns", &ns) == 0 && ns == 800);
+	CHECK(units__parse_duration("0.25ms", &ns) == 0 && ns == 250000);
+	CHECK(units__parse_duration("31622400s", &ns) == 0 && ns == 31622400000000000ULL);
+	CHECK(units__parse_duration("31622400000ms", &ns) == 0 && ns == 31622400000000000ULL);
 	/* minutes and hours, as durations of a minute and more print */
-	CHECK(cli__parse_duration("73m", &ns) == 0 && ns == 4380000000000ULL);
-	CHECK(cli__parse_duration("1.5h", &ns) == 0 && ns == 5400000000000ULL);
-	CHECK(cli__parse_duration("8784h", &ns) == 0 && ns == 31622400000000000ULL);
-	CHECK(cli__parse_duration("8784.1h", &ns) == -EINVAL);
+	CHECK(units__parse_duration("73m", &ns) == 0 && ns == 4380000000000ULL);
+	CHECK(units__parse_duration("1.5h", &ns) == 0 && ns == 5400000000000ULL);
+	CHECK(units__parse_duration("8784h", &ns) == 0 && ns == 31622400000000000ULL);
+	CHECK(units__parse_duration("8784.1h", &ns) == -EINVAL);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (cli__parse_duration(bad[i], &ns) != -EINVAL)
+		if (units__parse_duration(bad[i], &ns) != -EINVAL)
 			fprintf(stderr, "  accepted \"%s\"\n", bad[i]);
-		CHECK(cli__parse_duration(bad[i], &ns) == -EINVAL);
+		CHECK(units__parse_duration(bad[i], &ns) == -EINVAL);
 	}
 }
 
