@@ -302,6 +302,16 @@ static int parse_prom_cgroup(struct parse *p, const char *arg)
 	return 0;
 }
 
+static int parse_mode(struct parse *p, const char *arg)
+{
+	char modes[64];
+
+	if (!tracer__parse_mode(arg, &p->opts->mode))
+		return 0;
+	tracer__mode_list(modes, sizeof(modes));
+	return bad_value(p, "--mode", arg, modes);
+}
+
 static int parse_cpus(struct parse *p, const char *arg)
 {
 	if (cpulist__parse(arg, p->opts->victims))
@@ -374,9 +384,7 @@ static int parse_option(struct parse *p, int key, const char *arg)
 	case 'C':
 		return parse_cpus(p, arg);
 	case 'm':
-		if (tracer__parse_mode(arg, &o->mode))
-			return bad_value(p, "--mode", arg, "auto, full, kprobe or tracepoint");
-		return 0;
+		return parse_mode(p, arg);
 	case OPT_PROM:
 		if (!*arg)
 			return bad_value(p, "--prom", arg, "a file name");

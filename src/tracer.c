@@ -34,6 +34,20 @@ const char *tracer__mode_name(enum drain_mode mode)
 	return mode_names[mode];
 }
 
+void tracer__mode_list(char *buf, size_t size)
+{
+	size_t len = 0;
+	int m;
+
+	buf[0] = '\0';
+	for (m = MODE_AUTO; m <= MODE_TRACEPOINT && len < size; m++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%s",
+					m == MODE_AUTO	       ? ""
+					: m == MODE_TRACEPOINT ? " or "
+							       : ", ",
+					mode_names[m]);
+}
+
 int tracer__parse_mode(const char *s, enum drain_mode *mode)
 {
 	int m;

@@ -130,6 +130,8 @@ struct slow_drain {
 typedef void (*slow_drain_fn)(const struct slow_drain *d, void *arg);
 
 const char *tracer__mode_name(enum drain_mode mode);
+/* Every mode's name, as a list for a message: "auto, full, kprobe or tracepoint". */
+void tracer__mode_list(char *buf, size_t size);
 /* "auto", "full", "kprobe", "tracepoint": 0 or -EINVAL. */
 int tracer__parse_mode(const char *s, enum drain_mode *mode);
 

@@ -278,6 +278,21 @@ static void test_args_values(void)
 		    "--", "-1");
 }
 
+/* --mode: each mode of the tracer's table by its name, and the error lists them all. */
+static void test_args_mode(void)
+{
+	struct options o;
+	char err[CLI_ERROR_LEN], arg[32];
+	int m;
+
+	for (m = MODE_AUTO; m <= MODE_TRACEPOINT; m++) {
+		snprintf(arg, sizeof(arg), "--mode=%s", tracer__mode_name((enum drain_mode)m));
+		CHECK(PARSE(&o, err, arg) == CLI_RUN && o.mode == (enum drain_mode)m);
+	}
+	CHECK_USAGE("invalid --mode 'fentry': expected auto, full, kprobe or tracepoint",
+		    "--mode=fentry");
+}
+
 /* -?, --help, --usage, -V, --version: what argp_parse() gave them, and no more. */
 static void test_args_help(void)
 {
@@ -442,6 +457,7 @@ int main(void)
 	RUN(test_duration);
 	RUN(test_args_defaults);
 	RUN(test_args_values);
+	RUN(test_args_mode);
 	RUN(test_args_help);
 	RUN(test_args_no_hidden_options);
 	RUN(test_args_escaped);
