@@ -23,7 +23,10 @@ static void prepare(struct session *s)
 	s->fds_at_start = probe__fds_in_use();
 }
 
-/* The -p process (65), -C's CPUs (64), the --cgroup directory (66), --by's key (1). */
+/*
+ * The -p process (EXIT_NO_PROCESS), -C's CPUs (EXIT_USAGE), the --cgroup
+ * directory (EXIT_NO_CGROUP), --by's key (EXIT_RUNTIME).
+ */
 static int check_target(struct session *s)
 {
 	int code = target__open_process(s);
@@ -37,7 +40,7 @@ static int check_target(struct session *s)
 	return code;
 }
 
-/* Privileges (77), the kernel's BTF (69), tracefs (71). */
+/* Privileges (EXIT_NO_PERM), the kernel's BTF (EXIT_NO_BTF), tracefs (EXIT_NO_TRACEFS). */
 static int ready_kernel(struct session *s)
 {
 	int code = kernel__check_privileges();
@@ -71,9 +74,10 @@ static void tracer_options(struct session *s)
 }
 
 /*
- * The BTF's facts (69), then the tracer: the memory and fds (1), its open and
- * load (73), kallsyms (72) and the drain work symbol (70), its attach (73); in
- * full and kprobe modes kallsyms and the symbol come before the open. The scan
+ * The BTF's facts (EXIT_NO_BTF), then the tracer: the memory and fds
+ * (EXIT_RUNTIME), its open and load (EXIT_BPF), kallsyms (EXIT_NO_KALLSYMS)
+ * and the drain work symbol (EXIT_NO_SYMBOL), its attach (EXIT_BPF); in full
+ * and kprobe modes kallsyms and the symbol come before the open. The scan
  * thread starts after kernel__mount_tracefs(): its unshare() needs a process
  * of one thread.
  */
@@ -112,7 +116,7 @@ int setup__run(struct session *s)
 	malloc_trim(0);
 	if (code == EXIT_OK)
 		describe__run(s);
-	/* -T's log (1) */
+	/* -T's log (EXIT_RUNTIME) */
 	if (code == EXIT_OK)
 		code = start__slowlog(s);
 	return code;
