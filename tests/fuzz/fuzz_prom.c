@@ -302,7 +302,8 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 	opts.memory = NULL; /* each export alone: check_sums() knows no earlier one */
 	bytes__string(&b, version, sizeof(version));
 	FUZZ_CHECK(!random_model__fill(&rm, &b, false), "out of memory");
-	opts.cgroup_path = bytes__bool(&b); /* after: the inputs from before keep their model */
+	/* after: the inputs from before keep their model */
+	opts.cgroup = (enum prom_cgroup)bytes__range(&b, PROM_CGROUP_UNIT, PROM_CGROUP_POD);
 	f = open_memstream(&text, &len);
 	FUZZ_CHECK(f, "open_memstream");
 	report_prom__print(f, &rm.m, &opts);
