@@ -71,6 +71,7 @@ cgroup_remove() {
 start_in_cgroup() {
 	local fifo
 	fifo=$TMPDIR_TEST/$(basename "$1").done
+	rm -f "$fifo"
 	mkfifo "$fifo"
 	exec {DONE_FD}<>"$fifo"
 	"$WORKLOADS/drainforce" -W -H -n "$N" -c "$2" "$3" >"$fifo" &

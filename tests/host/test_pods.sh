@@ -20,8 +20,10 @@
 # carries the QoS slice), in the JSON (pod, namespace, pod_uid, container,
 # runtime, qos) and in the --prom-cgroup=pod export (namespace, pod, qos
 # labels; no container label), each row's drains held to bpftrace's count for
-# that cgroup (its cgroup builtin). Every cgroup and directory made is
-# removed at the end, on a failure too (trap).
+# that cgroup (its cgroup builtin). Then, where the test made /var/log/pods,
+# that directory made group-writable: no pod named anywhere, the rest kept.
+# Every cgroup and directory made is removed at the end, on a failure or a
+# signal too (trap).
 set -u
 . tests/host/lib.sh
 
@@ -184,6 +186,45 @@ check "--prom-cgroup=pod: no container label" bash -c "! grep -q 'container=' '$
 	kill -KILL $WL_A $WL_B
 	wait $WL_A $WL_B
 } 2>/dev/null
+
+# /var/log/pods writable by its group is not to be trusted (src/podnames.c):
+# no pod named in the text, the JSON or the export, which keep what the path
+# says (the container, the pod's UID and class). Only where the test made the
+# directory: a real one's mode is not the test's to change.
+if [ -n "$MADE_LOGS" ]; then
+	chmod g+w "$LOGS"
+	N=10
+	start_in_cgroup "$MNT$CG_A" "$COMM" "$TMPDIR_TEST/data-a" ||
+		fail "drainforce in pod A starts again" "no comm $COMM"
+	WL_A=$WL FD_A=$DONE_FD
+	DS_PIDS=()
+	start_attached "$TMPDIR_TEST/text-untrusted" -c "$COMM"
+	start_attached "$TMPDIR_TEST/json-untrusted" -c "$COMM" -j
+	PROM=$TMPDIR_TEST/untrusted.prom
+	start_attached "$TMPDIR_TEST/prom-untrusted" -c "$COMM" --prom "$PROM" --prom-cgroup=pod 0.5
+	wait_until 30 test -e "$PROM"
+	kill -USR1 $WL_A
+	read -r -t 120 _ <&"$FD_A" || fail "drainforce A ends its rounds again" "not in 120 s"
+	sleep 1
+	stop_attached
+	chmod g-w "$LOGS"
+	expect_at_least "/var/log/pods group-writable: text: pod A's row by its container" \
+		"$(site_field "$TMPDIR_TEST/text-untrusted" generic_fadvise "$COMM" 3 \
+			"containerd:${ID_A:0:12}")" 1
+	JSON=$TMPDIR_TEST/json-untrusted
+	expect_eq "/var/log/pods group-writable: -j: pod and namespace null, the rest from the path" \
+		"$(json_row "$CG_A" | cut -d ' ' -f 1-7)" \
+		"$INODE_A null null $UID_A $ID_A containerd burstable"
+	expect_at_least "/var/log/pods group-writable: --prom-cgroup=pod: pod A's series by qos alone" \
+		"$(prom_value "$PROM" \
+			"drainstat_drains_total{site=\"generic_fadvise\",cgroup=\"$POD_A\",qos=\"burstable\"}")" 1
+	check "/var/log/pods group-writable: --prom-cgroup=pod: no namespace or pod label" \
+		bash -c "! grep -qE '(namespace|pod)=' '$PROM'"
+	{
+		kill -KILL $WL_A
+		wait $WL_A
+	} 2>/dev/null
+fi
 cleanup_pods
 trap - EXIT
 check "every cgroup the test made is removed" \
