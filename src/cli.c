@@ -103,7 +103,8 @@ static const struct argp_option options[] = {
      0},
     {"prom-cgroup", OPT_PROM_CGROUP, "HOW", 0,
      "The cgroup label in --prom: unit (the default: the systemd unit or the pod, stable across "
-     "restarts) or path (the whole cgroup path)",
+     "restarts), path (the whole cgroup path) or pod (unit, and a pod's namespace, pod and qos "
+     "labels)",
      0},
     {"max-sites", OPT_MAX_SITES, "N", 0,
      "Sites (kernel stack, comm and cgroup) aggregated in the kernel (default 1024), local "
@@ -295,9 +296,15 @@ static int parse_by(struct parse *p, const char *arg)
 
 static int parse_prom_cgroup(struct parse *p, const char *arg)
 {
-	if (strcmp(arg, "unit") && strcmp(arg, "path"))
-		return bad_value(p, "--prom-cgroup", arg, "unit or path");
-	p->opts->prom_cgroup_path = !strcmp(arg, "path");
+	static const char *const names[] = {
+	    [PROM_CGROUP_UNIT] = "unit", [PROM_CGROUP_PATH] = "path", [PROM_CGROUP_POD] = "pod"};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]) && strcmp(arg, names[i]); i++)
+		;
+	if (i == sizeof(names) / sizeof(names[0]))
+		return bad_value(p, "--prom-cgroup", arg, "unit, path or pod");
+	p->opts->prom_cgroup = (enum prom_cgroup)i;
 	p->prom_cgroup_set = true;
 	return 0;
 }

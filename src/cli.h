@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 #include "drainstat.h"
+#include "report_prom.h"
 #include "tracer.h"
 #include "units.h"
 
@@ -51,12 +52,12 @@ struct options {
 	const char *prom_path;			/* --prom: Prometheus textfile export, cumulative */
 	__u32 max_sites;			/* --max-sites: 0 = the BPF object's default */
 	__u32 max_stacks;			/* --max-stacks: 0 = the BPF object's default */
-	__u32 prom_sites;      /* --prom-sites: sites kept by name, the rest "other" */
-	bool prom_cgroup_path; /* --prom-cgroup=path: the whole path, not the stable prefix */
-	bool histograms;       /* -H */
-	bool all_cpus;	       /* --all-cpus */
-	bool ipis;	       /* --ipis (--no-ipis: the default) */
-	int verbose;	       /* -v, repeatable */
+	__u32 prom_sites;	      /* --prom-sites: sites kept by name, the rest "other" */
+	enum prom_cgroup prom_cgroup; /* --prom-cgroup: the export's cgroup labels */
+	bool histograms;	      /* -H */
+	bool all_cpus;		      /* --all-cpus */
+	bool ipis;		      /* --ipis (--no-ipis: the default) */
+	int verbose;		      /* -v, repeatable */
 };
 
 /* What the command line asks for: a run, or a text to print on stdout before exiting 0. */

@@ -65,7 +65,7 @@ int output__export(struct export *e, const struct options *o, const struct model
 {
 	struct prom_job job = {m,
 			       {.max_sites = (int)o->prom_sites,
-				.cgroup_path = o->prom_cgroup_path,
+				.cgroup = o->prom_cgroup,
 				.version = DRAINSTAT_VERSION,
 				.memory = memory}};
 

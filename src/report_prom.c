@@ -59,9 +59,24 @@ static void put_seconds(FILE *f, __u64 ns)
 		(unsigned long long)(ns % NS_PER_SEC));
 }
 
+/* --prom-cgroup=pod: a pod's labels, those it has (report_prom_sites.c). */
+static void put_pod_labels(FILE *f, const struct prom_site *v)
+{
+	const char *const names[] = {"namespace", "pod", "qos"};
+	const char *const values[] = {v->namespace, v->pod, v->qos};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!values[i])
+			continue;
+		fputc(',', f);
+		put_label(f, names[i], values[i]);
+	}
+}
+
 /*
  * The start of a site's series, drainstat_NAME{site="SITE" and with the
- * cgroup key ,cgroup="CGROUP": the caller ends the labels.
+ * cgroup key ,cgroup="CGROUP" and its pod's labels: the caller ends the labels.
  */
 static void put_site_series(FILE *f, const char *name, const char *suffix,
 			    const struct prom_site *v)
@@ -73,6 +88,7 @@ static void put_site_series(FILE *f, const char *name, const char *suffix,
 	fputs(",cgroup=\"", f);
 	put_label_bytes(f, v->cgroup, v->cgroup_len);
 	fputc('"', f);
+	put_pod_labels(f, v);
 }
 
 /* A count of each site: count k of its counts, or with hist, histogram k's count. */

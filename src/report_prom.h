@@ -22,13 +22,18 @@ struct prom_memory;
 struct prom_memory *prom_memory__new(void);
 void prom_memory__free(struct prom_memory *pm);
 
+/* With the cgroup key, the site series' cgroup labels (--prom-cgroup). */
+enum prom_cgroup {
+	PROM_CGROUP_UNIT, /* cgroup: the path's stable prefix (cgroups__unit(): the unit, the pod)
+			   */
+	PROM_CGROUP_PATH, /* cgroup: the whole path */
+	/* cgroup as UNIT; in a pod, namespace and pod (where named) and qos too */
+	PROM_CGROUP_POD,
+};
+
 struct prom_opts {
 	int max_sites; /* top sites by total wait; the rest summed as site="other"; <= 0: all */
-	/*
-	 * with the cgroup key, the cgroup label: false, the path's stable prefix
-	 * (cgroups__unit(): the unit, the pod); true, the whole path
-	 */
-	bool cgroup_path;
+	enum prom_cgroup cgroup;
 	const char *version;	    /* drainstat_info{version} */
 	struct prom_memory *memory; /* NULL: each export stands alone */
 };

@@ -36,6 +36,8 @@ struct prom_seen {
 	char name[MODEL_NAME_LEN];
 	char *cgroup; /* its cgroup label, NULL without one */
 	size_t cgroup_len;
+	char *namespace, *pod; /* its pod labels (--prom-cgroup=pod), NULL without */
+	const char *qos;
 	bool kept;
 	unsigned int idle; /* exports in a row it did not drain in */
 	__u64 drains_seen; /* its drains and works at the last export */
@@ -52,6 +54,8 @@ struct prom_site {
 	const char *name;
 	const char *cgroup; /* the label: its first cgroup_len bytes; NULL without the key */
 	size_t cgroup_len;
+	/* --prom-cgroup=pod, a cgroup in a pod: the pod's labels; NULL: none (unnamed, no class) */
+	const char *namespace, *pod, *qos;
 	__u64 count[SITE_COUNTS];
 	struct prom_series hist[SITE_HISTS];
 	struct prom_seen *seen; /* its memory; NULL without one */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The export's site series: the model's rows merged by site label (and with
- * the cgroup key, cgroup label), at most max_sites of them and the rest summed
- * as site="other" (cgroup="other"), each histogram's samples placed at their
+ * the cgroup key, cgroup label, and with --prom-cgroup=pod the pod's labels),
+ * at most max_sites of them and the rest summed as site="other"
+ * (cgroup="other", no pod labels), each histogram's samples placed at their
  * le edges.
  *
  * The places go to the sites that drain: a site takes a label of its own at
@@ -30,6 +31,7 @@
 #include <string.h>
 
 #include "cgroups.h"
+#include "container.h"
 #include "grow.h"
 #include "hist.h"
 #include "report_prom_int.h"
@@ -62,8 +64,11 @@ void prom_memory__free(struct prom_memory *pm)
 
 	if (!pm)
 		return;
-	for (i = 0; i < pm->nr; i++)
+	for (i = 0; i < pm->nr; i++) {
 		free(pm->seen[i].cgroup);
+		free(pm->seen[i].namespace);
+		free(pm->seen[i].pod);
+	}
 	free(pm->seen);
 	free(pm->sites);
 	free(pm);
@@ -93,6 +98,20 @@ static bool same_cgroup(const char *a, size_t alen, const char *b, size_t blen)
 		if (label_char(a[i]) != label_char(b[i]))
 			return false;
 	return true;
+}
+
+/* Two pod label values, as same_label(); NULL (no such label) only matches NULL. */
+static bool same_value(const char *a, const char *b)
+{
+	return a && b ? same_label(a, b) : a == b;
+}
+
+/* Whether site a has these pod labels (NULL: none of that name). */
+static bool same_pod(const struct prom_site *a, const char *namespace, const char *pod,
+		     const char *qos)
+{
+	return same_value(a->namespace, namespace) && same_value(a->pod, pod) &&
+	       same_value(a->qos, qos);
 }
 
 /*
@@ -189,6 +208,12 @@ static void add_site(struct prom_site *into, const struct prom_site *s)
 		series_add(&into->hist[i], &s->hist[i]);
 }
 
+/* NULL (no label) first. */
+static int cmp_value(const char *a, const char *b)
+{
+	return a && b ? strcmp(a, b) : (a != NULL) - (b != NULL);
+}
+
 static int cmp_wait(const void *a, const void *b)
 {
 	const struct prom_site *x = a, *y = b;
@@ -202,28 +227,57 @@ static int cmp_wait(const void *a, const void *b)
 	if (c || !x->cgroup || !y->cgroup)
 		return c;
 	c = memcmp(x->cgroup, y->cgroup, xl < yl ? xl : yl);
-	return c ? c : xl < yl ? -1 : xl > yl;
-}
-
-/* Row r's cgroup label into s: its path or the path's stable prefix; none without the key. */
-static void row_cgroup(const struct model *m, const struct model_site *r, bool path,
-		       struct prom_site *s)
-{
-	if (!m->info.by_cgroup) {
-		s->cgroup = NULL;
-		s->cgroup_len = 0;
-		return;
-	}
-	s->cgroup = r->cgroup ? r->cgroup : "";
-	s->cgroup_len = path ? strlen(s->cgroup) : cgroups__unit(s->cgroup);
+	if (c || xl != yl)
+		return c ? c : xl < yl ? -1 : 1;
+	/* the same cgroup label names one pod, but for a name read between two rows' */
+	c = cmp_value(x->namespace, y->namespace);
+	return c ? c : cmp_value(x->pod, y->pod);
 }
 
 /*
- * The model's rows merged by site and cgroup label into v (room for every
- * row; each site cleared as it is made), largest total wait first; returns
- * how many. cgroup_path: --prom-cgroup=path.
+ * Row r's pod labels into s, for a cgroup in a pod: its QoS class as the path
+ * gives it, its namespace and name where /var/log/pods gave them (model_pod).
+ * Each is a function of the pod's UID, which the cgroup label (the pod's
+ * slice) holds: no series more than --prom-cgroup=unit makes. No container
+ * label: an id is new at every restart of the container, a series each time.
  */
-static int merge_sites(const struct model *m, bool cgroup_path, struct prom_site *v)
+static void row_pod(const struct model_site *r, struct prom_site *s)
+{
+	struct container c;
+
+	if (!r->cgroup || !container__parse(r->cgroup, &c) || !c.pod_uid[0])
+		return;
+	s->qos = container__qos_name(c.qos);
+	if (r->pod.name && r->pod.namespace) {
+		s->namespace = r->pod.namespace;
+		s->pod = r->pod.name;
+	}
+}
+
+/*
+ * Row r's cgroup label into s: its path or the path's stable prefix, and
+ * with --prom-cgroup=pod its pod's labels; none without the key.
+ */
+static void row_cgroup(const struct model *m, const struct model_site *r, enum prom_cgroup how,
+		       struct prom_site *s)
+{
+	s->cgroup = NULL;
+	s->cgroup_len = 0;
+	s->namespace = s->pod = s->qos = NULL;
+	if (!m->info.by_cgroup)
+		return;
+	s->cgroup = r->cgroup ? r->cgroup : "";
+	s->cgroup_len = how == PROM_CGROUP_PATH ? strlen(s->cgroup) : cgroups__unit(s->cgroup);
+	if (how == PROM_CGROUP_POD)
+		row_pod(r, s);
+}
+
+/*
+ * The model's rows merged by site, cgroup and pod labels into v (room for
+ * every row; each site cleared as it is made), largest total wait first;
+ * returns how many. how: --prom-cgroup.
+ */
+static int merge_sites(const struct model *m, enum prom_cgroup how, struct prom_site *v)
 {
 	const __u8 *le = le_of_bucket();
 	struct prom_site key;
@@ -231,10 +285,11 @@ static int merge_sites(const struct model *m, bool cgroup_path, struct prom_site
 
 	for (i = 0; i < m->nr_sites; i++) {
 		key = (struct prom_site){.name = m->sites[i].site};
-		row_cgroup(m, &m->sites[i], cgroup_path, &key);
+		row_cgroup(m, &m->sites[i], how, &key);
 		for (j = 0; j < n && !(same_label(v[j].name, key.name) &&
 				       same_cgroup(v[j].cgroup, v[j].cgroup_len, key.cgroup,
-						   key.cgroup_len));
+						   key.cgroup_len) &&
+				       same_pod(&v[j], key.namespace, key.pod, key.qos));
 		     j++)
 			;
 		if (j == n)
@@ -265,6 +320,31 @@ static __u64 drains_of(const struct prom_site *v)
 	return v->count[SITE_DRAINS] + v->count[SITE_WORKS];
 }
 
+/* Whether s is the entry of v's labels. */
+static bool seen_is(const struct prom_seen *s, const struct prom_site *v)
+{
+	return same_label(s->name, v->name) &&
+	       same_cgroup(s->cgroup, s->cgroup_len, v->cgroup, v->cgroup_len) &&
+	       same_pod(v, s->namespace, s->pod, s->qos);
+}
+
+/* s's own copies of v's cgroup and pod labels: false, out of memory (none made). */
+static bool seen_copy_labels(struct prom_seen *s, const struct prom_site *v)
+{
+	s->cgroup = v->cgroup ? strndup(v->cgroup, v->cgroup_len) : NULL;
+	s->namespace = v->namespace ? strdup(v->namespace) : NULL;
+	s->pod = v->pod ? strdup(v->pod) : NULL;
+	if ((v->cgroup && !s->cgroup) || (v->namespace && !s->namespace) || (v->pod && !s->pod)) {
+		free(s->cgroup);
+		free(s->namespace);
+		free(s->pod);
+		return false;
+	}
+	s->cgroup_len = v->cgroup ? v->cgroup_len : 0;
+	s->qos = v->qos; /* container__qos_name()'s: static */
+	return true;
+}
+
 /*
  * v's labels' entry in pm, made if new and v has drained (in the room
  * reserve_seen() made), without a place yet. NULL: none yet (local drains
@@ -273,25 +353,20 @@ static __u64 drains_of(const struct prom_site *v)
 static struct prom_seen *seen_site(struct prom_memory *pm, const struct prom_site *v)
 {
 	struct prom_seen *s;
-	char *cgroup = NULL;
 	int i;
 
 	for (i = 0; i < pm->nr; i++)
-		if (same_label(pm->seen[i].name, v->name) &&
-		    same_cgroup(pm->seen[i].cgroup, pm->seen[i].cgroup_len, v->cgroup,
-				v->cgroup_len))
+		if (seen_is(&pm->seen[i], v))
 			return &pm->seen[i];
-	if (!drains_of(v))
-		return NULL;
 	/* room made before (reserve_seen()): the entries handed out stay in place */
-	if ((size_t)pm->nr >= pm->cap ||
-	    (v->cgroup && !(cgroup = strndup(v->cgroup, v->cgroup_len))))
+	if (!drains_of(v) || (size_t)pm->nr >= pm->cap)
 		return NULL;
-	s = &pm->seen[pm->nr++];
+	s = &pm->seen[pm->nr];
 	memset(s, 0, sizeof(*s));
+	if (!seen_copy_labels(s, v))
+		return NULL;
+	pm->nr++;
 	snprintf(s->name, sizeof(s->name), "%s", v->name);
-	s->cgroup = cgroup;
-	s->cgroup_len = cgroup ? v->cgroup_len : 0;
 	return s;
 }
 
@@ -471,7 +546,7 @@ const struct prom_site *prom_sites_make(const struct model *m, const struct prom
 	int i;
 
 	if (v) {
-		*n = fold_other(v, merge_sites(m, o->cgroup_path, v), o->max_sites, o->memory,
+		*n = fold_other(v, merge_sites(m, o->cgroup, v), o->max_sites, o->memory,
 				m->info.by_cgroup);
 		for (i = 0; i < *n; i++)
 			site_hold_up(&v[i]);

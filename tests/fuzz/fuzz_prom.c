@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "container.h"
 #include "prom_check.h"
 #include "random_model.h"
 #include "report_prom.h"
@@ -293,6 +294,47 @@ static void check_in_flight(const struct prom_exposition *e, const struct model 
 		   n, nr_cpus);
 }
 
+/*
+ * --prom-cgroup=pod: the drains of the rows in a pod, by QoS class (and those
+ * of the pods named), as the series' qos (and namespace) labels sum them
+ * where no row is folded into "other"; no such label in the other modes.
+ */
+static void check_pods(const struct prom_exposition *e, const struct model *m,
+		       const struct prom_opts *o)
+{
+	static const char *const classes[] = {"guaranteed", "burstable", "besteffort"};
+	const bool pods = o->cgroup == PROM_CGROUP_POD && m->info.by_cgroup;
+	__u64 want[3] = {0}, named = 0;
+	struct container c;
+	size_t n;
+	int i;
+
+	for (i = 0; pods && i < m->nr_sites; i++) {
+		const struct model_site *r = &m->sites[i];
+
+		if (!r->cgroup || !container__parse(r->cgroup, &c) || !c.pod_uid[0])
+			continue;
+		if (c.qos != CONTAINER_QOS_NONE)
+			want[c.qos - CONTAINER_QOS_GUARANTEED] += r->count[SITE_DRAINS];
+		if (r->pod.name && r->pod.namespace && !strcmp(r->pod.namespace, "kube-system"))
+			named += r->count[SITE_DRAINS];
+	}
+	for (i = 0; i < 3; i++) {
+		__u64 got = prom_check__sum(e, "drainstat_drains_total", "qos", classes[i], &n);
+
+		FUZZ_CHECK(pods || !n, "a qos label without --prom-cgroup=pod");
+		FUZZ_CHECK(!pods || o->max_sites > 0 || got == want[i],
+			   "qos=\"%s\": %llu drains, want %llu", classes[i],
+			   (unsigned long long)got, (unsigned long long)want[i]);
+	}
+	prom_check__sum(e, "drainstat_drains_total", "namespace", "kube-system", &n);
+	FUZZ_CHECK(pods || !n, "a namespace label without --prom-cgroup=pod");
+	FUZZ_CHECK(!pods || o->max_sites > 0 ||
+		       prom_check__sum(e, "drainstat_drains_total", "namespace", "kube-system",
+				       &n) == named,
+		   "namespace=\"kube-system\": drains of the pods named");
+}
+
 int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 {
 	struct bytes b = {data, size};
@@ -309,7 +351,8 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 	opts.memory = NULL; /* each export alone: check_sums() knows no earlier one */
 	bytes__string(&b, version, sizeof(version));
 	FUZZ_CHECK(!random_model__fill(&rm, &b, false), "out of memory");
-	opts.cgroup_path = bytes__bool(&b); /* after: the inputs from before keep their model */
+	/* after: the inputs from before keep their model */
+	opts.cgroup = (enum prom_cgroup)bytes__range(&b, PROM_CGROUP_UNIT, PROM_CGROUP_POD);
 	f = open_memstream(&text, &len);
 	FUZZ_CHECK(f, "open_memstream");
 	report_prom__print(f, &rm.m, &opts);
@@ -317,6 +360,7 @@ int LLVMFuzzerTestOneInput(const __u8 *data, size_t size)
 	e = prom_check__parse(text, len, err, sizeof(err));
 	FUZZ_CHECK(e, "%s\n%s", err, text);
 	check_sums(e, &rm.m, opts.max_sites);
+	check_pods(e, &rm.m, &opts);
 	check_in_flight(e, &rm.m);
 	prom_check__free(e);
 	free(text);

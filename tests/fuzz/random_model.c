@@ -25,15 +25,17 @@ static const char *const advice_names[FADVISE_ADVICE_SLOTS] = {
 
 /*
  * cgroup paths rows share often: the root, units, a pod's containers (one
- * stable prefix), one gone; others are raw bytes, "/" and "…"-long ones among them.
+ * stable prefix, its UID one container__parse() takes, so that
+ * --prom-cgroup=pod labels it), one gone; others are raw bytes, "/" and
+ * "…"-long ones among them.
  */
 static const char *const common_cgroups[] = {
     "/",
     "/system.slice/drainwork.service",
     "/system.slice/drainwork.service/sub",
-    "/kubepods.slice/kubepods-pod1c2d.slice/cri-containerd-"
+    "/kubepods.slice/kubepods-pod1c2d3e4f_5a6b_4c7d_8e9f_0a1b2c3d4e5f.slice/cri-containerd-"
     "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope",
-    "/kubepods.slice/kubepods-pod1c2d.slice/cri-containerd-"
+    "/kubepods.slice/kubepods-pod1c2d3e4f_5a6b_4c7d_8e9f_0a1b2c3d4e5f.slice/cri-containerd-"
     "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210.scope",
     "cgroup:12345",
     "other",

@@ -40,6 +40,46 @@ cleanup_test() {
 	fi
 }
 
+# cgroup2_mount: the cgroup v2 mount as drainstat finds it, the first of type
+# cgroup2 in mountinfo; nothing where none is.
+cgroup2_mount() {
+	awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' \
+		/proc/self/mountinfo
+}
+
+# cgroup_remove DIR: the tasks of the cgroup DIR killed, then DIR removed (a
+# directory that is no cgroup at once); 1, said, if it cannot be in 5 s.
+cgroup_remove() {
+	local pid
+	[ -d "$1" ] || return 0
+	for _ in $(seq 50); do
+		if [ -e "$1/cgroup.procs" ]; then
+			while read -r pid; do
+				kill -KILL "$pid" 2>/dev/null
+			done <"$1/cgroup.procs"
+		fi
+		rmdir "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "cannot remove $1" >&2
+	return 1
+}
+
+# start_in_cgroup DIR COMM FILE: drainforce -W -H -n N under COMM, moved into
+# the cgroup DIR before its rounds; its pid in WL, its end of rounds read from
+# fd DONE_FD (a FIFO, $TMPDIR_TEST/<DIR's name>.done).
+start_in_cgroup() {
+	local fifo
+	fifo=$TMPDIR_TEST/$(basename "$1").done
+	rm -f "$fifo"
+	mkfifo "$fifo"
+	exec {DONE_FD}<>"$fifo"
+	"$WORKLOADS/drainforce" -W -H -n "$N" -c "$2" "$3" >"$fifo" &
+	WL=$!
+	wait_comm $WL "$2" || return 1
+	echo $WL >"$1/cgroup.procs"
+}
+
 # untrusted_user: a local user of the test's own, UNTRUSTED (its uid
 # UNTRUSTED_UID, UNTRUSTED_GID), for the attacks an unprivileged user can make on root's
 # drainstat; removed, with every process it left, when the test ends.

@@ -15,9 +15,7 @@ set -u
 N=60
 COMM=dscg$$
 COMM=${COMM:0:15}
-# the cgroup2 mount as drainstat finds it: the first of type cgroup2 in mountinfo
-MNT=$(awk '{ for (i = 7; i < NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' \
-	/proc/self/mountinfo)
+MNT=$(cgroup2_mount)
 if [ -z "$MNT" ]; then
 	skip "cgroups" "no cgroup v2 hierarchy mounted"
 	exit 0
@@ -31,17 +29,7 @@ new_cgroup() {
 
 # drop_cgroup NAME: its tasks killed, then the directory removed.
 drop_cgroup() {
-	local dir=$MNT/$1 pid
-	[ -d "$dir" ] || return 0
-	for _ in $(seq 50); do
-		while read -r pid; do
-			kill -KILL "$pid" 2>/dev/null
-		done <"$dir/cgroup.procs"
-		rmdir "$dir" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "cannot remove $dir" >&2
-	return 1
+	cgroup_remove "$MNT/$1"
 }
 
 # shellcheck disable=SC2317 # run by the trap
@@ -57,15 +45,9 @@ cleanup_cgroups() {
 trap cleanup_cgroups EXIT
 
 # start_workload NAME FILE: drainforce -W under COMM, moved into cgroup NAME
-# before its rounds; its pid in WL, its end of rounds read from fd DONE_FD.
+# before its rounds (start_in_cgroup).
 start_workload() {
-	local fifo=$TMPDIR_TEST/$1.done
-	mkfifo "$fifo"
-	exec {DONE_FD}<>"$fifo"
-	"$WORKLOADS/drainforce" -W -H -n "$N" -c "$COMM" "$2" >"$fifo" &
-	WL=$!
-	wait_comm $WL "$COMM" || return 1
-	echo $WL >"$MNT/$1/cgroup.procs"
+	start_in_cgroup "$MNT/$1" "$COMM" "$2"
 }
 
 # run_drainstat NAME ARGS...: drainstat -v -c COMM ARGS (start_attached), its

@@ -212,7 +212,8 @@ static void test_args_defaults(void)
 	CHECK(!o.comm && !o.cgroup && !o.prom_path && !o.victims_set);
 	CHECK(o.prom_sites == 20 && o.stuck_ns == 1000000000ULL && o.slow_ns == 0);
 	CHECK(o.max_sites == 0 && o.max_stacks == 0 && !o.ipis && !o.all_cpus);
-	CHECK(o.by == (SITE_KEY_COMM | SITE_KEY_CGROUP) && !o.by_set && !o.prom_cgroup_path);
+	CHECK(o.by == (SITE_KEY_COMM | SITE_KEY_CGROUP) && !o.by_set &&
+	      o.prom_cgroup == PROM_CGROUP_UNIT);
 }
 
 /* --by and --prom-cgroup */
@@ -225,9 +226,12 @@ static void test_args_by(void)
 	CHECK(PARSE(&o, err, "--by", "cgroup") == CLI_RUN && o.by == SITE_KEY_CGROUP);
 	CHECK(PARSE(&o, err, "--by=cgroup,comm") == CLI_RUN &&
 	      o.by == (SITE_KEY_COMM | SITE_KEY_CGROUP));
-	CHECK(PARSE(&o, err, "--prom", "x", "--prom-cgroup=path") == CLI_RUN && o.prom_cgroup_path);
+	CHECK(PARSE(&o, err, "--prom", "x", "--prom-cgroup=path") == CLI_RUN &&
+	      o.prom_cgroup == PROM_CGROUP_PATH);
 	CHECK(PARSE(&o, err, "--prom", "x", "--prom-cgroup=unit") == CLI_RUN &&
-	      !o.prom_cgroup_path);
+	      o.prom_cgroup == PROM_CGROUP_UNIT);
+	CHECK(PARSE(&o, err, "--prom", "x", "--prom-cgroup", "pod") == CLI_RUN &&
+	      o.prom_cgroup == PROM_CGROUP_POD);
 	CHECK_USAGE("invalid --by '': expected comm, cgroup or comm,cgroup", "--by=");
 	CHECK_USAGE("invalid --by 'comm,': expected comm, cgroup or comm,cgroup", "--by=comm,");
 	CHECK_USAGE("invalid --by 'comm,comm': expected comm, cgroup or comm,cgroup",
@@ -235,8 +239,10 @@ static void test_args_by(void)
 	CHECK_USAGE("invalid --by 'pid': expected comm, cgroup or comm,cgroup", "--by=pid");
 	CHECK_USAGE("invalid --by 'cgroup\\x1b': expected comm, cgroup or comm,cgroup",
 		    "--by=cgroup\x1b");
-	CHECK_USAGE("invalid --prom-cgroup 'pod': expected unit or path", "--prom", "x",
-		    "--prom-cgroup=pod");
+	CHECK_USAGE("invalid --prom-cgroup 'pods': expected unit, path or pod", "--prom", "x",
+		    "--prom-cgroup=pods");
+	CHECK_USAGE("invalid --prom-cgroup '': expected unit, path or pod", "--prom", "x",
+		    "--prom-cgroup=");
 	CHECK_USAGE("--prom-cgroup is for the --prom export: add --prom FILE",
 		    "--prom-cgroup=path");
 	CHECK_USAGE("--prom-cgroup names the cgroup label: add cgroup to --by", "--by=comm",
