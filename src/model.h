@@ -229,6 +229,13 @@ const char *model__phase_key(enum drain_phase p);
 bool model__counter_is_loss(enum drainstat_counter c);
 
 /*
+ * Why pending work w has not started, into w->stall: from what runs on its
+ * CPU (w->running), its isolation, and what sys says of the system
+ * (model_stall.c; model__build() calls it, and so may a model made otherwise).
+ */
+void model__explain_work(struct model_work *w, const struct stall_system *sys);
+
+/*
  * The cause of a drain's stall, as the export's reason label has it: a mutex
  * waiter's, or that of its first pending work's CPU; else STALL_UNKNOWN.
  */

@@ -27,8 +27,6 @@ int model_name_pod(struct arena *a, const struct podnames *pn, const char *cgrou
 
 /* m's drains in flight from cur's, summed up (model__sum_in_flight()). 0 or -ENOMEM. */
 int model_build_in_flight(struct model *m, const struct snapshot *cur, const struct ksyms *ks);
-/* Why pending work w (of f) has not started, into w->stall (model_stall.c). */
-void model_stall_work(struct model_work *w, const struct snap_in_flight *f);
 /* Why m's mutex waiters wait, into their stall: the holder among m's drains (sorted). */
 void model_stall_mutex(struct model *m);
 

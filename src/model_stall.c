@@ -46,14 +46,14 @@ static void system_facts(struct stall_facts *sf, const struct stall_system *sys,
 		sf->fair_server = FAIR_OFF;
 }
 
-void model_stall_work(struct model_work *w, const struct snap_in_flight *f)
+void model__explain_work(struct model_work *w, const struct stall_system *sys)
 {
 	struct stall_facts sf = {.cpu = w->target_cpu, .pending_ns = w->age_ns};
 
 	running_facts(&sf, &w->running);
 	sf.isolated = w->isolated;
 	sf.nohz_full = w->nohz_full;
-	system_facts(&sf, &f->system, w->target_cpu);
+	system_facts(&sf, sys, w->target_cpu);
 	stall__explain(&sf, &w->stall);
 }
 

@@ -17,8 +17,9 @@
 #include "cpulist.h"
 #include "stall.h"
 
-#define RT_RUNTIME_PATH "/proc/sys/kernel/sched_rt_runtime_us"
-#define ONLINE_PATH	"/sys/devices/system/cpu/online"
+/* under the root directory: the first two relative to it */
+#define RT_RUNTIME_PATH "proc/sys/kernel/sched_rt_runtime_us"
+#define ONLINE_PATH	"sys/devices/system/cpu/online"
 #define SCHED_DEBUG_DIR "/sys/kernel/debug/sched"
 /* a CPU list of 8192 CPUs, every other one online, is 24 kB; the others a line */
 #define READ_MAX 32768
@@ -61,7 +62,7 @@ static bool read_number(const char *root, const char *path, long long *v)
 
 	if (dfd < 0)
 		return false;
-	n = read_small(dfd, path + 1, buf, sizeof(buf));
+	n = read_small(dfd, path, buf, sizeof(buf));
 	close(dfd);
 	if (n <= 0)
 		return false;
@@ -75,7 +76,7 @@ static void read_online(const char *root, struct stall_system *sys)
 	char *buf = malloc(READ_MAX);
 	int dfd = open_dir(root, "/");
 
-	if (buf && dfd >= 0 && read_small(dfd, ONLINE_PATH + 1, buf, READ_MAX) > 0) {
+	if (buf && dfd >= 0 && read_small(dfd, ONLINE_PATH, buf, READ_MAX) > 0) {
 		buf[strcspn(buf, "\n")] = '\0';
 		sys->online_known = !cpulist__parse(buf, sys->online);
 	}
