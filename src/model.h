@@ -236,6 +236,13 @@ bool model__counter_is_loss(enum drainstat_counter c);
 void model__explain_work(struct model_work *w, const struct stall_system *sys);
 
 /*
+ * Slow but not stuck: which part of site s's wait dominates it, from the
+ * histograms info says are measured (model_stall.c).
+ */
+void model__slow_site(const struct model_site *s, const struct model_info *info,
+		      struct slow_site *out);
+
+/*
  * The cause of a drain's stall, as the export's reason label has it: a mutex
  * waiter's, or that of its first pending work's CPU; else STALL_UNKNOWN.
  */

@@ -108,3 +108,27 @@ enum stall_cause model__drain_cause(const struct model_drain *md)
 		return md->in_flight[0].stall.cause;
 	return STALL_UNKNOWN;
 }
+
+void model__slow_site(const struct model_site *s, const struct model_info *info,
+		      struct slow_site *out)
+{
+	static const enum site_hist hists[WAIT_PARTS] = {
+	    [PART_OWN] = SITE_OWN_NS,
+	    [PART_LOCK] = SITE_LOCK_NS,
+	    [PART_DISPATCH] = SITE_DISPATCH_NS,
+	    [PART_RUN] = SITE_RUN_NS,
+	};
+	const struct sparse_hist *wait = &s->hist[SITE_WAIT_NS];
+	bool works = !info->works_unseen, lower_bound = false;
+	__u64 parts[WAIT_PARTS] = {0};
+	int p;
+
+	memset(out, 0, sizeof(*out));
+	out->measured[PART_OWN] = info->has_local;
+	out->measured[PART_LOCK] = info->entry_visible && works;
+	out->measured[PART_DISPATCH] = out->measured[PART_RUN] = works;
+	for (p = 0; p < WAIT_PARTS; p++)
+		parts[p] = out->measured[p] ? s->hist[hists[p]].sum : 0;
+	stall__slow_site(hist__percentile(wait, 0.99, &lower_bound), wait->sum, parts, out);
+	out->wait_p99_is_lower_bound = lower_bound;
+}

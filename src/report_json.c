@@ -205,6 +205,37 @@ static void put_container(struct json *j, const char *cgroup, const struct model
 	json_cstr(j, "qos", container__qos_name(c.qos));
 }
 
+/*
+ * "slow": null, or for a slow site (wait p99 of STALL_SLOW_SITE_NS or more)
+ * {"wait_p99_ns", "wait_p99_is_lower_bound", "dominant", "parts_ns": {"own",
+ * "lock", "dispatch", "run"}}: each part's share of its total wait, null where
+ * not measured.
+ */
+static void put_slow_site(struct json *j, const struct model_site *s, const struct model_info *info)
+{
+	struct slow_site slow;
+	int p;
+
+	model__slow_site(s, info, &slow);
+	if (!slow.slow) {
+		json_cstr(j, "slow", NULL);
+		return;
+	}
+	json_open(j, "slow", '{');
+	json_u64(j, "wait_p99_ns", slow.wait_p99_ns);
+	json_bool(j, "wait_p99_is_lower_bound", slow.wait_p99_is_lower_bound);
+	json_cstr(j, "dominant", stall__part_key(slow.dominant));
+	json_open(j, "parts_ns", '{');
+	for (p = 0; p < WAIT_PARTS; p++) {
+		if (slow.measured[p])
+			json_u64(j, stall__part_key(p), slow.part_ns[p]);
+		else
+			json_cstr(j, stall__part_key(p), NULL);
+	}
+	json_close(j, '}');
+	json_close(j, '}');
+}
+
 static void put_site(struct json *j, const struct model_site *s, const struct model_info *info)
 {
 	json_open(j, NULL, '{');
@@ -216,6 +247,7 @@ static void put_site(struct json *j, const struct model_site *s, const struct mo
 	put_container(j, info->by_cgroup ? s->cgroup : NULL, &s->pod);
 	put_metrics(j, info, s->count, metric__site_count, SITE_COUNTS, s->hist, metric__site_hist,
 		    SITE_HISTS);
+	put_slow_site(j, s, info);
 	put_stacks(j, s);
 	json_close(j, '}');
 }

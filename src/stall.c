@@ -484,3 +484,52 @@ int stall__remedies(const struct stall *s, char (*out)[STALL_REMEDY_LEN], int ma
 	}
 	return n;
 }
+
+static const struct {
+	const char *key;
+	const char *text;
+} parts[WAIT_PARTS] = {
+    [PART_OWN] = {"own", "its own local drain of the caller's CPU dominates"},
+    [PART_LOCK] = {"lock", "the wait for the drain mutex dominates: other callers' drains hold it"},
+    [PART_DISPATCH] = {"dispatch", "dispatch dominates: the target CPUs are slow to start the "
+				   "works (see the victim CPUs' DISPATCH)"},
+    [PART_RUN] = {"run", "run dominates: the works are slow to run on the target CPUs"},
+};
+
+const char *stall__part_key(enum wait_part p)
+{
+	return p < WAIT_PARTS ? parts[p].key : "?";
+}
+
+const char *stall__part_text(enum wait_part p)
+{
+	return p < WAIT_PARTS ? parts[p].text : "?";
+}
+
+static __u64 at_most(__u64 v, __u64 max)
+{
+	return v < max ? v : max;
+}
+
+void stall__slow_site(__u64 wait_p99, __u64 wait_sum, const __u64 *part_sum, struct slow_site *out)
+{
+	__u64 works, d = part_sum[PART_DISPATCH], r = part_sum[PART_RUN];
+	int p;
+
+	out->wait_p99_ns = wait_p99;
+	out->wait_ns = wait_sum;
+	out->slow = wait_p99 >= STALL_SLOW_SITE_NS;
+	out->part_ns[PART_OWN] = at_most(part_sum[PART_OWN], wait_sum);
+	out->part_ns[PART_LOCK] = at_most(part_sum[PART_LOCK], wait_sum - out->part_ns[PART_OWN]);
+	works = wait_sum - out->part_ns[PART_OWN] - out->part_ns[PART_LOCK];
+	/* the works run in parallel: their sums weigh dispatch against run, not the wait */
+	if (d || r) {
+		/* rounding may not take it past the works' share: run would wrap */
+		out->part_ns[PART_DISPATCH] = at_most(
+		    (__u64)((long double)works * d / ((long double)d + (long double)r)), works);
+		out->part_ns[PART_RUN] = works - out->part_ns[PART_DISPATCH];
+	}
+	for (p = 0; p < WAIT_PARTS; p++)
+		if (out->part_ns[p] > out->part_ns[out->dominant])
+			out->dominant = (enum wait_part)p;
+}

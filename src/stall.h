@@ -145,6 +145,37 @@ int stall__facts(const struct stall *s, struct stall_fact *out, int max);
 int stall__remedies(const struct stall *s, char (*out)[STALL_REMEDY_LEN], int max);
 
 /*
+ * Slow but not stuck: which part of a site's wait dominates it, from the sums
+ * of its histograms (each drain's wait is its own local drain, its wait for
+ * the mutex, and its works' dispatch and run, these in parallel on the
+ * target CPUs).
+ */
+enum wait_part { PART_OWN, PART_LOCK, PART_DISPATCH, PART_RUN, WAIT_PARTS };
+
+/* A site is slow where its wait's p99 is this long or more: field reports begin at 10 ms. */
+#define STALL_SLOW_SITE_NS (10ULL * 1000000)
+
+struct slow_site {
+	bool slow;
+	enum wait_part dominant;
+	__u64 wait_p99_ns;
+	bool wait_p99_is_lower_bound; /* past the histograms' last edge (hist__percentile()) */
+	__u64 wait_ns;		      /* the sum of its waits */
+	__u64 part_ns[WAIT_PARTS];    /* of wait_ns, each part's share */
+	bool measured[WAIT_PARTS];    /* what the mode measures; the others' share is 0 */
+};
+
+/*
+ * out from a site's wait p99 and the sums of its waits and of each part's
+ * times (0 where not measured: out->measured is the caller's to set); the works' share of the wait
+ * (what is left after own and lock) split between dispatch and run as their sums are.
+ */
+void stall__slow_site(__u64 wait_p99, __u64 wait_sum, const __u64 *part_sum, struct slow_site *out);
+/* "own", "lock", "dispatch", "run"; and what it means when it dominates. */
+const char *stall__part_key(enum wait_part p);
+const char *stall__part_text(enum wait_part p);
+
+/*
  * The system's facts into sys (stall_read.c): RT throttling, which CPUs are
  * online, the preemption model and, for the CPUs in cpus (DRAINSTAT_MAX_CPUS
  * bits), their fair servers; from the files under root ("" the running

@@ -194,6 +194,34 @@ static void expect_frames(const struct json_value *obj, const struct model_stack
  * A metric the run does not see is 0 (and an empty distribution): the entry's
  * in tracepoint mode, the IPIs without --ipis, the works' with Queue PerCPU Work.
  */
+/* "slow": null, or which part of a slow site's wait dominates it, as model__slow_site() says. */
+static void check_slow_site(const struct json_value *o, const struct model_site *s,
+			    const struct model_info *info)
+{
+	const struct json_value *v, *parts;
+	struct slow_site slow;
+	int p;
+
+	model__slow_site(s, info, &slow);
+	if (!slow.slow) {
+		member(o, "slow", JSON_NULL);
+		return;
+	}
+	v = member(o, "slow", JSON_OBJECT);
+	expect_keys(v, "\"slow\"", 4);
+	expect_u64(v, "wait_p99_ns", slow.wait_p99_ns);
+	expect_bool(v, "wait_p99_is_lower_bound", slow.wait_p99_is_lower_bound);
+	expect_bytes(v, "dominant", stall__part_key(slow.dominant), 16);
+	parts = member(v, "parts_ns", JSON_OBJECT);
+	expect_keys(parts, "\"parts_ns\"", WAIT_PARTS);
+	for (p = 0; p < WAIT_PARTS; p++) {
+		if (slow.measured[p])
+			expect_u64(parts, stall__part_key(p), slow.part_ns[p]);
+		else
+			member(parts, stall__part_key(p), JSON_NULL);
+	}
+}
+
 static void check_site(const struct json_value *o, const struct model_site *s,
 		       const struct model_info *info)
 {
@@ -226,6 +254,7 @@ static void check_site(const struct json_value *o, const struct model_site *s,
 	expect_dist(o, "own_ns", info->has_local ? &s->hist[SITE_OWN_NS] : &none);
 	expect_u64(o, "in_place", info->in_place_seen ? s->count[SITE_IN_PLACE] : 0);
 	expect_dist(o, "in_place_ns", info->in_place_seen ? &s->hist[SITE_IN_PLACE_NS] : &none);
+	check_slow_site(o, s, info);
 	stacks = expect_array(o, "stacks", (size_t)s->nr_stacks);
 	for (i = 0; i < s->nr_stacks; i++) {
 		FUZZ_CHECK(stacks->items[i]->type == JSON_OBJECT, "a stack is not an object");

@@ -246,6 +246,39 @@ static void test_table(void)
 	}
 }
 
+/* Slow but not stuck: the parts of a site's wait, the works' share split as their sums are. */
+static void test_slow_site(void)
+{
+	__u64 parts[WAIT_PARTS] = {
+	    [PART_OWN] = 10, [PART_LOCK] = 60, [PART_DISPATCH] = 20, [PART_RUN] = 20};
+	struct slow_site s = {0};
+
+	stall__slow_site(STALL_SLOW_SITE_NS, 100, parts, &s);
+	CHECK(s.slow && s.dominant == PART_LOCK);
+	CHECK(s.part_ns[PART_OWN] == 10 && s.part_ns[PART_LOCK] == 60);
+	CHECK(s.part_ns[PART_DISPATCH] == 15 && s.part_ns[PART_RUN] == 15);
+	CHECK_STR(stall__part_key(s.dominant), "lock");
+	/* a dispatch 9 times the run takes 90% of the works' share */
+	parts[PART_LOCK] = 0;
+	parts[PART_DISPATCH] = 900;
+	parts[PART_RUN] = 100;
+	stall__slow_site(STALL_SLOW_SITE_NS - 1, 100, parts, &s);
+	CHECK(!s.slow && s.dominant == PART_DISPATCH && s.part_ns[PART_DISPATCH] == 81);
+	/* parts past the wait (other intervals' samples) are cut to it, never past */
+	parts[PART_OWN] = 200;
+	stall__slow_site(STALL_SLOW_SITE_NS, 100, parts, &s);
+	CHECK(s.part_ns[PART_OWN] == 100 && s.part_ns[PART_LOCK] == 0);
+	CHECK(s.part_ns[PART_DISPATCH] == 0 && s.part_ns[PART_RUN] == 0 && s.dominant == PART_OWN);
+	/* no works measured (Queue PerCPU Work): their share is nobody's; sums near 2^64 */
+	memset(parts, 0, sizeof(parts));
+	parts[PART_LOCK] = 30;
+	stall__slow_site(STALL_SLOW_SITE_NS, 100, parts, &s);
+	CHECK(s.dominant == PART_LOCK && !s.part_ns[PART_DISPATCH] && !s.part_ns[PART_RUN]);
+	parts[PART_DISPATCH] = parts[PART_RUN] = ~0ULL;
+	stall__slow_site(STALL_SLOW_SITE_NS, ~0ULL, parts, &s);
+	CHECK(s.part_ns[PART_DISPATCH] + s.part_ns[PART_RUN] == ~0ULL - 30);
+}
+
 static void put(const char *root, const char *path, const char *text)
 {
 	char full[512], *slash;
@@ -304,6 +337,7 @@ int main(void)
 	RUN(test_mutex);
 	RUN(test_unknown);
 	RUN(test_table);
+	RUN(test_slow_site);
 	RUN(test_read_system);
 	return failed ? 1 : 0;
 }
