@@ -454,9 +454,11 @@ struct work_state {
 } __attribute__((aligned(DRAINSTAT_LINE)));
 
 /* What runs on a CPU now (drainstat_running); flags: RUNNING_*. */
-#define RUNNING_KNOWN 1U /* the runqueue was read: the rest is set */
-#define RUNNING_IDLE  2U /* the CPU's idle task runs */
-#define RUNNING_SINCE 4U /* running_ns is known (CONFIG_SCHED_INFO) */
+#define RUNNING_KNOWN	1U  /* the runqueue was read: the rest is set */
+#define RUNNING_IDLE	2U  /* the CPU's idle task runs */
+#define RUNNING_SINCE	4U  /* running_ns is known (CONFIG_SCHED_INFO) */
+#define RUNNING_KTHREAD 8U  /* a kernel thread (PF_KTHREAD): its comm is the kernel's */
+#define RUNNING_WORKER	16U /* a workqueue worker, a kworker (PF_WQ_WORKER) */
 
 struct running_task {
 	__u64 running_ns; /* since it was last switched in */

@@ -15,6 +15,10 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
+/* include/linux/sched.h: the same bits from 5.10 to 6.18 */
+#define PF_WQ_WORKER 0x00000020
+#define PF_KTHREAD   0x00200000
+
 struct running_task running_now; /* read by user space after each run */
 
 /* rt_priority for the real-time policies, nice for the others. */
@@ -50,6 +54,10 @@ int drainstat_running(void *ctx)
 	r.tgid = (__u32)p->tgid;
 	if (!r.tid)
 		r.flags |= RUNNING_IDLE;
+	if (p->flags & PF_KTHREAD)
+		r.flags |= RUNNING_KTHREAD;
+	if (p->flags & PF_WQ_WORKER)
+		r.flags |= RUNNING_WORKER;
 	r.policy = p->policy;
 	r.prio = priority_of(p, r.policy);
 	bpf_probe_read_kernel_str(r.comm, sizeof(r.comm), p->comm);

@@ -13,6 +13,7 @@
 #include "hist.h"
 #include "metric.h"
 #include "snapshot.h"
+#include "stall.h"
 
 struct ksyms;
 
@@ -71,6 +72,8 @@ struct model_running {
 	bool known;	  /* the CPU was asked */
 	bool idle;	  /* its idle task: nothing holds it */
 	bool since_known; /* running_ns is known */
+	bool kthread;	  /* a kernel thread */
+	bool worker;	  /* a workqueue worker: a kworker */
 	__u32 tid;
 	__u32 pid;
 	char comm[DRAINSTAT_COMM_LEN];
@@ -92,6 +95,7 @@ struct model_work {
 	bool outside_filter; /* a CPU -C does not count: the drain waits on it all the same */
 	__u64 age_ns;	     /* pending: since queued; running: since started */
 	struct model_running running; /* pending works only */
+	struct stall stall;	      /* pending works only: why it has not started */
 };
 
 enum drain_phase {
@@ -125,6 +129,7 @@ struct model_drain {
 	int in_place_cpu;	      /* the CPU it drains in place now, -1 if none */
 	struct model_work *in_flight; /* pending first, in the model's arena */
 	int nr_in_flight;
+	struct stall stall; /* PHASE_MUTEX: why it waits (STALL_MUTEX) */
 };
 
 struct model_info {
@@ -224,8 +229,28 @@ const char *model__phase_key(enum drain_phase p);
 bool model__counter_is_loss(enum drainstat_counter c);
 
 /*
+ * Why pending work w has not started, into w->stall: from what runs on its
+ * CPU (w->running), its isolation, and what sys says of the system
+ * (model_stall.c; model__build() calls it, and so may a model made otherwise).
+ */
+void model__explain_work(struct model_work *w, const struct stall_system *sys);
+
+/*
+ * Slow but not stuck: which part of site s's wait dominates it, from the
+ * histograms info says are measured (model_stall.c).
+ */
+void model__slow_site(const struct model_site *s, const struct model_info *info,
+		      struct slow_site *out);
+
+/*
+ * The cause of a drain's stall, as the export's reason label has it: a mutex
+ * waiter's, or that of its first pending work's CPU; else STALL_UNKNOWN.
+ */
+enum stall_cause model__drain_cause(const struct model_drain *md);
+
+/*
  * What m's drains in flight add up to (nr_stuck, mutex_waiters,
- * oldest_in_flight_ns), and their order, the oldest first: model__build()
+ * oldest_in_flight_ns, the mutex waiters' stall), and their order, the oldest first: model__build()
  * calls it, and so may a model made otherwise (the fuzzers').
  */
 void model__sum_in_flight(struct model *m);

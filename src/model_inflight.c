@@ -59,6 +59,8 @@ static void model_running(struct model_running *m, const struct running_task *r)
 		return;
 	m->idle = r->flags & RUNNING_IDLE;
 	m->since_known = r->flags & RUNNING_SINCE;
+	m->kthread = r->flags & RUNNING_KTHREAD;
+	m->worker = r->flags & RUNNING_WORKER;
 	m->tid = r->tid;
 	m->pid = r->tgid;
 	memcpy(m->comm, r->comm, sizeof(m->comm));
@@ -84,8 +86,10 @@ static void model_work(struct model_work *w, const struct in_flight_work *fw,
 	w->nohz_full = cpu_in(f->nohz_full, fw->target_cpu);
 	w->outside_filter = info->filter_cpu_mask && !cpu_in(info->filter_cpu_mask, fw->target_cpu);
 	w->age_ns = age(f->read_ns, w->started ? fw->ws.start_ns : fw->ws.queue_ns);
-	if (!w->started)
-		model_running(&w->running, &fw->running);
+	if (w->started)
+		return;
+	model_running(&w->running, &fw->running);
+	model__explain_work(w, &f->system);
 }
 
 /* The works of drain sd: pending first, then by CPU. 0 or -ENOMEM. */
@@ -199,4 +203,5 @@ void model__sum_in_flight(struct model *m)
 			m->oldest_in_flight_ns = md->age_ns;
 	}
 	qsort(m->in_flight, (size_t)m->nr_in_flight, sizeof(*m->in_flight), cmp_age);
+	model_stall_mutex(m);
 }

@@ -27,5 +27,7 @@ int model_name_pod(struct arena *a, const struct podnames *pn, const char *cgrou
 
 /* m's drains in flight from cur's, summed up (model__sum_in_flight()). 0 or -ENOMEM. */
 int model_build_in_flight(struct model *m, const struct snapshot *cur, const struct ksyms *ks);
+/* Why m's mutex waiters wait, into their stall: the holder among m's drains (sorted). */
+void model_stall_mutex(struct model *m);
 
 #endif /* MODEL_INT_H */

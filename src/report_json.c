@@ -8,6 +8,7 @@
 #include "hist.h"
 #include "metric.h"
 #include "report_json.h"
+#include "stall.h"
 
 /* report > sites > site > stacks > stack > frames is the deepest nesting. */
 #define JSON_MAX_DEPTH 8
@@ -204,6 +205,37 @@ static void put_container(struct json *j, const char *cgroup, const struct model
 	json_cstr(j, "qos", container__qos_name(c.qos));
 }
 
+/*
+ * "slow": null, or for a slow site (wait p99 of STALL_SLOW_SITE_NS or more)
+ * {"wait_p99_ns", "wait_p99_is_lower_bound", "dominant", "parts_ns": {"own",
+ * "lock", "dispatch", "run"}}: each part's share of its total wait, null where
+ * not measured.
+ */
+static void put_slow_site(struct json *j, const struct model_site *s, const struct model_info *info)
+{
+	struct slow_site slow;
+	int p;
+
+	model__slow_site(s, info, &slow);
+	if (!slow.slow) {
+		json_cstr(j, "slow", NULL);
+		return;
+	}
+	json_open(j, "slow", '{');
+	json_u64(j, "wait_p99_ns", slow.wait_p99_ns);
+	json_bool(j, "wait_p99_is_lower_bound", slow.wait_p99_is_lower_bound);
+	json_cstr(j, "dominant", stall__part_key(slow.dominant));
+	json_open(j, "parts_ns", '{');
+	for (p = 0; p < WAIT_PARTS; p++) {
+		if (slow.measured[p])
+			json_u64(j, stall__part_key(p), slow.part_ns[p]);
+		else
+			json_cstr(j, stall__part_key(p), NULL);
+	}
+	json_close(j, '}');
+	json_close(j, '}');
+}
+
 static void put_site(struct json *j, const struct model_site *s, const struct model_info *info)
 {
 	json_open(j, NULL, '{');
@@ -215,6 +247,7 @@ static void put_site(struct json *j, const struct model_site *s, const struct mo
 	put_container(j, info->by_cgroup ? s->cgroup : NULL, &s->pod);
 	put_metrics(j, info, s->count, metric__site_count, SITE_COUNTS, s->hist, metric__site_hist,
 		    SITE_HISTS);
+	put_slow_site(j, s, info);
 	put_stacks(j, s);
 	json_close(j, '}');
 }
@@ -312,7 +345,56 @@ static void put_running(struct json *j, const struct model_running *r)
 	json_close(j, '}');
 }
 
-static void put_work_in_flight(struct json *j, const struct model_work *w)
+static void put_fact(struct json *j, const struct stall_fact *f)
+{
+	switch (f->type) {
+	case FACT_STR:
+		json_str(j, f->key, f->str, MODEL_NAME_LEN);
+		break;
+	case FACT_INT:
+		json_value(j, f->key);
+		fprintf(j->f, "%lld", (long long)f->num);
+		break;
+	case FACT_BOOL:
+		json_bool(j, f->key, f->num);
+		break;
+	default:
+		json_cstr(j, f->key, NULL);
+	}
+}
+
+/*
+ * "cause": {"key", "text", "facts": {...}, "remedies": [...]}, or null where
+ * not explained (a drain in flight not stuck).
+ */
+static void put_stall(struct json *j, const struct stall *s, bool explain)
+{
+	struct stall_fact facts[STALL_MAX_FACTS];
+	char remedies[STALL_MAX_REMEDIES][STALL_REMEDY_LEN];
+	int i, n;
+
+	if (!explain) {
+		json_cstr(j, "cause", NULL);
+		return;
+	}
+	json_open(j, "cause", '{');
+	json_cstr(j, "key", stall__key(s->cause));
+	json_cstr(j, "text", stall__summary(s->cause));
+	json_open(j, "facts", '{');
+	n = stall__facts(s, facts, STALL_MAX_FACTS);
+	for (i = 0; i < n; i++)
+		put_fact(j, &facts[i]);
+	json_close(j, '}');
+	json_open(j, "remedies", '[');
+	n = stall__remedies(s, remedies, STALL_MAX_REMEDIES);
+	for (i = 0; i < n; i++)
+		json_cstr(j, NULL, remedies[i]);
+	json_close(j, ']');
+	json_close(j, '}');
+}
+
+/* explain: its cause said, if pending (a stuck drain's work, or one -T logs) */
+static void put_work_in_flight(struct json *j, const struct model_work *w, bool explain)
 {
 	json_open(j, NULL, '{');
 	json_u64(j, "target_cpu", (__u64)w->target_cpu);
@@ -322,13 +404,16 @@ static void put_work_in_flight(struct json *j, const struct model_work *w)
 	json_bool(j, "isolated", w->isolated);
 	json_bool(j, "nohz_full", w->nohz_full);
 	json_bool(j, "outside_filter", w->outside_filter);
-	if (!w->started)
+	if (!w->started) {
 		put_running(j, &w->running);
+		put_stall(j, &w->stall, explain);
+	}
 	json_close(j, '}');
 }
 
-/* key: NULL inside an array */
-static void put_drain_in_flight(struct json *j, const char *key, const struct model_drain *md)
+/* key: NULL inside an array; explain: a mutex waiter's cause and its works' said */
+static void put_drain_in_flight(struct json *j, const char *key, const struct model_drain *md,
+				bool explain)
 {
 	int i;
 
@@ -351,10 +436,11 @@ static void put_drain_in_flight(struct json *j, const char *key, const struct mo
 		json_u64(j, "in_place_cpu", (__u64)md->in_place_cpu);
 	else
 		json_cstr(j, "in_place_cpu", NULL);
+	put_stall(j, &md->stall, explain && md->phase == PHASE_MUTEX);
 	put_frames(j, &md->stack);
 	json_open(j, "works_in_flight", '[');
 	for (i = 0; i < md->nr_in_flight; i++)
-		put_work_in_flight(j, &md->in_flight[i]);
+		put_work_in_flight(j, &md->in_flight[i], explain);
 	json_close(j, ']');
 	json_close(j, '}');
 }
@@ -378,7 +464,7 @@ static void put_in_flight(struct json *j, const struct model *m)
 	json_u64(j, "oldest_drain_in_flight_ns", m->oldest_in_flight_ns);
 	json_open(j, "in_flight", '[');
 	for (i = 0; i < m->nr_in_flight; i++)
-		put_drain_in_flight(j, NULL, &m->in_flight[i]);
+		put_drain_in_flight(j, NULL, &m->in_flight[i], m->in_flight[i].stuck);
 	json_close(j, ']');
 }
 
@@ -494,7 +580,7 @@ void report_json__drain_in_flight(FILE *f, const struct model_drain *md, __u64 t
 	json_cstr(&j, "event", "drain_in_flight");
 	json_time(&j, wall_ns);
 	json_u64(&j, "threshold_ns", threshold_ns);
-	put_drain_in_flight(&j, "drain", md);
+	put_drain_in_flight(&j, "drain", md, true);
 	json_close(&j, '}');
 	fputc('\n', f);
 }

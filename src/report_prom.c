@@ -22,6 +22,7 @@
 
 #include "metric.h"
 #include "report_prom_int.h"
+#include "stall.h"
 
 #define NS_PER_SEC 1000000000ULL
 
@@ -264,6 +265,17 @@ static void put_counters(FILE *f, const struct model *m, bool loss, const char *
 	}
 }
 
+/* How many works m's drains have in flight: room for their series. */
+static size_t works_in_flight(const struct model *m)
+{
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < m->nr_in_flight; i++)
+		n += (size_t)m->in_flight[i].nr_in_flight;
+	return n;
+}
+
 /* A CPU's pending works: the series of drainstat_pending_works. */
 struct prom_pending {
 	int cpu;
@@ -303,12 +315,9 @@ static int pending_by_cpu(const struct model *m, struct prom_pending *p)
 
 static void put_pending(FILE *f, const struct model *m)
 {
-	struct prom_pending *p;
-	int i, k, n = 0;
+	struct prom_pending *p = calloc(works_in_flight(m) + 1, sizeof(*p));
+	int k, n;
 
-	for (i = 0; i < m->nr_in_flight; i++)
-		n += m->in_flight[i].nr_in_flight;
-	p = calloc((size_t)n + 1, sizeof(*p));
 	if (!p)
 		return;
 	n = pending_by_cpu(m, p);
@@ -326,6 +335,87 @@ static void put_pending(FILE *f, const struct model *m)
 		fputc('\n', f);
 	}
 	free(p);
+}
+
+/* A CPU's pending works of stuck drains held by one cause: a drainstat_stuck_pending_works. */
+struct prom_stuck {
+	int cpu;
+	enum stall_cause cause;
+	__u64 works;
+};
+
+static int cmp_stuck(const void *a, const void *b)
+{
+	const struct prom_stuck *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu - y->cpu;
+	return (int)x->cause - (int)y->cause;
+}
+
+/* The pending works of m's stuck drains by CPU and cause into p (room for every work): how many. */
+static int stuck_by_cpu(const struct model *m, struct prom_stuck *p)
+{
+	int i, k, c, n = 0;
+
+	for (i = 0; i < m->nr_in_flight; i++) {
+		const struct model_drain *md = &m->in_flight[i];
+
+		for (k = 0; md->stuck && k < md->nr_in_flight; k++) {
+			const struct model_work *w = &md->in_flight[k];
+
+			if (w->started)
+				continue;
+			for (c = 0;
+			     c < n && (p[c].cpu != w->target_cpu || p[c].cause != w->stall.cause);
+			     c++)
+				;
+			if (c == n)
+				p[n++] = (struct prom_stuck){.cpu = w->target_cpu,
+							     .cause = w->stall.cause};
+			p[c].works++;
+		}
+	}
+	qsort(p, (size_t)n, sizeof(*p), cmp_stuck);
+	return n;
+}
+
+static void put_stuck_works(FILE *f, const struct model *m)
+{
+	struct prom_stuck *p = calloc(works_in_flight(m) + 1, sizeof(*p));
+	int i, n;
+
+	if (!p)
+		return;
+	n = stuck_by_cpu(m, p);
+	put_family(f, "stuck_pending_works", "gauge",
+		   "Pending works of stuck drains, by CPU and the cause of their stall there "
+		   "(reason); only CPUs with one, while a drain is stuck.");
+	for (i = 0; i < n; i++)
+		fprintf(f, "drainstat_stuck_pending_works{cpu=\"%d\",reason=\"%s\"} %llu\n",
+			p[i].cpu, stall__key(p[i].cause), (unsigned long long)p[i].works);
+	free(p);
+}
+
+/*
+ * The stuck drains by the cause of their stall (every cause, 0 too), and
+ * their pending works by CPU and cause; only while a drain is stuck.
+ */
+static void put_stuck(FILE *f, const struct model *m)
+{
+	int i, c, n[STALL_CAUSES] = {0};
+
+	if (!m->nr_stuck)
+		return;
+	put_family(f, "stuck_drains", "gauge",
+		   "Drains in flight past the stuck threshold (--stuck), by the cause of their "
+		   "stall (reason): a mutex waiter's, or that of its first pending work's CPU; "
+		   "only while one is stuck.");
+	for (i = 0; i < m->nr_in_flight; i++)
+		n[model__drain_cause(&m->in_flight[i])] += m->in_flight[i].stuck;
+	for (c = 0; c < STALL_CAUSES; c++)
+		fprintf(f, "drainstat_stuck_drains{reason=\"%s\"} %d\n", stall__key(c), n[c]);
+	put_stuck_works(f, m);
 }
 
 /*
@@ -350,6 +440,7 @@ static void put_in_flight(FILE *f, const struct model *m)
 		fprintf(f, "drainstat_mutex_waiters %d\n", m->mutex_waiters);
 	}
 	put_pending(f, m);
+	put_stuck(f, m);
 }
 
 static void put_info(FILE *f, const struct model_info *info, const char *version)

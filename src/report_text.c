@@ -344,6 +344,37 @@ static void print_site_hists(FILE *f, const struct model_site *s, const struct m
 		print_hist(f, "in place", &s->hist[SITE_IN_PLACE_NS]);
 }
 
+/*
+ * Under a slow site's row (wait p99 of STALL_SLOW_SITE_NS or more): "slow:
+ * wait p99 25ms; lock 80%, dispatch 15%, run 5%: the wait for the drain mutex
+ * dominates ...", each part's share of its total wait.
+ */
+static double share(__u64 part, __u64 whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void print_slow_site(FILE *f, const struct model_site *s, const struct model_info *info)
+{
+	struct slow_site slow;
+	char d[UNITS_DURATION_LEN];
+	int p;
+
+	model__slow_site(s, info, &slow);
+	if (!slow.slow)
+		return;
+	fprintf(f, "    slow: wait p99 %s%s;", slow.wait_p99_is_lower_bound ? ">=" : "",
+		units__duration(slow.wait_p99_ns, d, sizeof(d)));
+	for (p = 0; p < WAIT_PARTS; p++) {
+		fprintf(f, "%s %s ", p ? "," : "", stall__part_key(p));
+		if (!slow.measured[p])
+			fputc('-', f);
+		else
+			fprintf(f, "%.0f%%", share(slow.part_ns[p], slow.wait_ns));
+	}
+	fprintf(f, ": %s\n", stall__part_text(slow.dominant));
+}
+
 static void print_sites(FILE *f, const struct model *m, const struct text_opts *opts)
 {
 	struct site_widths w = site_widths(m);
@@ -357,6 +388,7 @@ static void print_sites(FILE *f, const struct model *m, const struct text_opts *
 			print_site_header(f, &w, &m->info);
 		any = true;
 		print_site_row(f, &m->sites[i], &w, &m->info);
+		print_slow_site(f, &m->sites[i], &m->info);
 		if (opts->stacks && m->info.by_cgroup)
 			print_cgroup(f, &m->sites[i]);
 		if (opts->stacks)

@@ -11,6 +11,7 @@
 #include "escape.h"
 #include "report_text.h"
 #include "report_text_int.h"
+#include "stall.h"
 #include "units.h"
 
 const char *report_text_container(const char *cgroup, const struct model_pod *pod, char *buf,
@@ -70,7 +71,7 @@ static void print_cgroup(FILE *f, const char *cgroup, const struct model_pod *po
  */
 static void print_running(FILE *f, const struct model_running *r)
 {
-	char comm[4 * DRAINSTAT_COMM_LEN + 1], d[UNITS_DURATION_LEN];
+	char comm[4 * DRAINSTAT_COMM_LEN + 1], d[UNITS_DURATION_LEN], policy[32];
 
 	if (!r->known) {
 		fprintf(f, "; what runs there is unknown");
@@ -83,16 +84,33 @@ static void print_running(FILE *f, const struct model_running *r)
 	fprintf(f, "; runs %s pid %u tid %u",
 		escape__text(r->comm, DRAINSTAT_COMM_LEN, comm, sizeof(comm)), r->pid, r->tid);
 	print_cgroup(f, r->cgroup, &r->pod);
-	fprintf(f, ", %s", r->policy);
-	if (!strcmp(r->policy, "FIFO") || !strcmp(r->policy, "RR"))
-		fprintf(f, " %d", r->priority);
-	else if (strcmp(r->policy, "DEADLINE"))
-		fprintf(f, " nice %d", r->priority);
+	fprintf(f, ", %s", stall__policy(r->policy, r->priority, policy, sizeof(policy)));
 	if (r->since_known)
 		fprintf(f, ", for %s", units__duration(r->running_ns, d, sizeof(d)));
 }
 
-static void print_work_in_flight(FILE *f, const struct model_work *w)
+/*
+ * "cause: rt_task, a real-time task holds the CPU: ..." and the remedies
+ * that apply, under a pending CPU or a mutex waiter, indented by indent.
+ */
+static void print_stall(FILE *f, const struct stall *s, int indent)
+{
+	char facts[STALL_TEXT_LEN], remedies[STALL_MAX_REMEDIES][STALL_REMEDY_LEN];
+	int i, n = stall__remedies(s, remedies, STALL_MAX_REMEDIES);
+
+	stall__facts_text(s, facts, sizeof(facts));
+	fprintf(f, "%*scause: %s, %s%s%s\n", indent, "", stall__key(s->cause),
+		stall__summary(s->cause), facts[0] ? ": " : "", facts);
+	if (!n)
+		return;
+	fprintf(f, "%*sremedies: ", indent, "");
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? "; " : "", remedies[i]);
+	fputc('\n', f);
+}
+
+/* explain: the causes of its stall said (a stuck drain's, or one -T logs) */
+static void print_work_in_flight(FILE *f, const struct model_work *w, bool explain)
 {
 	char d[UNITS_DURATION_LEN];
 
@@ -105,6 +123,8 @@ static void print_work_in_flight(FILE *f, const struct model_work *w)
 		fprintf(f, " (%s%s%s)", w->isolated ? "isolated" : "",
 			w->isolated && w->nohz_full ? ", " : "", w->nohz_full ? "nohz_full" : "");
 	fputc('\n', f);
+	if (explain && !w->started)
+		print_stall(f, &w->stall, 6);
 }
 
 /* A drain draining other CPUs in place: how many so far, and which now. */
@@ -116,7 +136,7 @@ static void print_in_place(FILE *f, const struct model_drain *md)
 	fputc(')', f);
 }
 
-static void print_drain_in_flight(FILE *f, const struct model_drain *md, bool stacks)
+static void print_drain_in_flight(FILE *f, const struct model_drain *md, bool stacks, bool explain)
 {
 	char comm[4 * DRAINSTAT_COMM_LEN + 1], site[ESCAPE_SIZE(MODEL_NAME_LEN)];
 	char d[UNITS_DURATION_LEN];
@@ -139,8 +159,10 @@ static void print_drain_in_flight(FILE *f, const struct model_drain *md, bool st
 			    f, "      %s\n",
 			    escape__text(md->stack.frames[i], MODEL_NAME_LEN, site, sizeof(site)));
 	}
+	if (explain && md->phase == PHASE_MUTEX)
+		print_stall(f, &md->stall, 4);
 	for (i = 0; i < md->nr_in_flight; i++)
-		print_work_in_flight(f, &md->in_flight[i]);
+		print_work_in_flight(f, &md->in_flight[i], explain);
 }
 
 /*
@@ -167,7 +189,7 @@ void report_text_in_flight(FILE *f, const struct model *m, bool stacks)
 		fprintf(f, "; %d waiting for the drain mutex", m->mutex_waiters);
 	fputc('\n', f);
 	for (i = 0; i < m->nr_in_flight; i++)
-		print_drain_in_flight(f, &m->in_flight[i], stacks);
+		print_drain_in_flight(f, &m->in_flight[i], stacks, m->in_flight[i].stuck);
 	if (m->nr_stuck)
 		fputc('\n', f);
 }
@@ -239,5 +261,5 @@ void report_text__drain_in_flight(FILE *f, const struct model_drain *md, __u64 t
 
 	fprintf(f, "%s DRAIN IN FLIGHT over %s:\n", stamp,
 		units__duration(threshold_ns, d, sizeof(d)));
-	print_drain_in_flight(f, md, false);
+	print_drain_in_flight(f, md, false, true);
 }

@@ -199,13 +199,27 @@ static int report(struct session *s, const struct snapshot *cur, const struct sn
 	return code;
 }
 
-/* Which CPUs of works in flight are isolated: it can change at run time (cpuset partitions). */
+/*
+ * Which CPUs of works in flight are isolated: it can change at run time
+ * (cpuset partitions); and what a stall's cause rests on, for the CPUs of the
+ * pending works (their fair servers).
+ */
 static void read_isolation(struct snap_in_flight *f)
 {
+	__u64 pending[DRAINSTAT_MAX_CPUS / 64] = {0};
+	int i;
+
 	if (!f->nr_works)
 		return;
 	cpulist__read(ISOLATED_PATH, f->isolated);
 	cpulist__read(NOHZ_FULL_PATH, f->nohz_full);
+	for (i = 0; i < f->nr_works; i++) {
+		__u32 cpu = f->works[i].target_cpu;
+
+		if (!f->works[i].ws.start_ns && cpu < DRAINSTAT_MAX_CPUS)
+			pending[cpu / 64] |= 1ULL << (cpu % 64);
+	}
+	stall__read_system("", pending, &f->system);
 }
 
 /*

@@ -57,6 +57,7 @@ void snapshot__reset(struct snapshot *snap, __u64 now_ns)
 	snap->in_flight.nr_works = 0;
 	memset(snap->in_flight.isolated, 0, sizeof(snap->in_flight.isolated));
 	memset(snap->in_flight.nohz_full, 0, sizeof(snap->in_flight.nohz_full));
+	memset(&snap->in_flight.system, 0, sizeof(snap->in_flight.system));
 }
 
 void snapshot__reset_now(struct snapshot *snap)

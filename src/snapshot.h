@@ -12,6 +12,7 @@
 #include "arena.h"
 #include "drainstat.h"
 #include "hist.h"
+#include "stall.h"
 
 struct snap_site {
 	struct site_key key;
@@ -70,6 +71,8 @@ struct snap_in_flight {
 	/* the kernel's CPU lists, read when works are in flight */
 	__u64 isolated[DRAINSTAT_MAX_CPUS / 64];
 	__u64 nohz_full[DRAINSTAT_MAX_CPUS / 64];
+	/* what a stall's cause rests on, read when works are in flight (stall_read.c) */
+	struct stall_system system;
 };
 
 struct snapshot {

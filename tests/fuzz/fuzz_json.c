@@ -16,6 +16,7 @@
 #include "json_check.h"
 #include "random_model.h"
 #include "report_json.h"
+#include "stall.h"
 
 #define VERSION_LEN 32
 
@@ -193,6 +194,34 @@ static void expect_frames(const struct json_value *obj, const struct model_stack
  * A metric the run does not see is 0 (and an empty distribution): the entry's
  * in tracepoint mode, the IPIs without --ipis, the works' with Queue PerCPU Work.
  */
+/* "slow": null, or which part of a slow site's wait dominates it, as model__slow_site() says. */
+static void check_slow_site(const struct json_value *o, const struct model_site *s,
+			    const struct model_info *info)
+{
+	const struct json_value *v, *parts;
+	struct slow_site slow;
+	int p;
+
+	model__slow_site(s, info, &slow);
+	if (!slow.slow) {
+		member(o, "slow", JSON_NULL);
+		return;
+	}
+	v = member(o, "slow", JSON_OBJECT);
+	expect_keys(v, "\"slow\"", 4);
+	expect_u64(v, "wait_p99_ns", slow.wait_p99_ns);
+	expect_bool(v, "wait_p99_is_lower_bound", slow.wait_p99_is_lower_bound);
+	expect_bytes(v, "dominant", stall__part_key(slow.dominant), 16);
+	parts = member(v, "parts_ns", JSON_OBJECT);
+	expect_keys(parts, "\"parts_ns\"", WAIT_PARTS);
+	for (p = 0; p < WAIT_PARTS; p++) {
+		if (slow.measured[p])
+			expect_u64(parts, stall__part_key(p), slow.part_ns[p]);
+		else
+			member(parts, stall__part_key(p), JSON_NULL);
+	}
+}
+
 static void check_site(const struct json_value *o, const struct model_site *s,
 		       const struct model_info *info)
 {
@@ -225,6 +254,7 @@ static void check_site(const struct json_value *o, const struct model_site *s,
 	expect_dist(o, "own_ns", info->has_local ? &s->hist[SITE_OWN_NS] : &none);
 	expect_u64(o, "in_place", info->in_place_seen ? s->count[SITE_IN_PLACE] : 0);
 	expect_dist(o, "in_place_ns", info->in_place_seen ? &s->hist[SITE_IN_PLACE_NS] : &none);
+	check_slow_site(o, s, info);
 	stacks = expect_array(o, "stacks", (size_t)s->nr_stacks);
 	for (i = 0; i < s->nr_stacks; i++) {
 		FUZZ_CHECK(stacks->items[i]->type == JSON_OBJECT, "a stack is not an object");
@@ -309,11 +339,59 @@ static void check_running(const struct json_value *work, const struct model_runn
 		member(o, "running_ns", JSON_NULL);
 }
 
-/* A work in flight; only a pending one has "running". */
-static void check_work(const struct json_value *o, const struct model_work *w)
+/* A fact of a cause: its type and value as stall__facts() gives them. */
+static void check_fact(const struct json_value *facts, const struct stall_fact *f)
+{
+	switch (f->type) {
+	case FACT_STR:
+		expect_bytes(facts, f->key, f->str, 4096);
+		break;
+	case FACT_INT:
+		expect_s64(facts, f->key, f->num);
+		break;
+	case FACT_BOOL:
+		expect_bool(facts, f->key, f->num);
+		break;
+	default:
+		member(facts, f->key, JSON_NULL);
+	}
+}
+
+/* "cause": its key, summary, facts and remedies as stall.c has them, or null where not said. */
+static void check_cause(const struct json_value *obj, const struct stall *s, bool explain)
+{
+	struct stall_fact facts[STALL_MAX_FACTS];
+	char remedies[STALL_MAX_REMEDIES][STALL_REMEDY_LEN];
+	const struct json_value *o, *v;
+	int i, n;
+
+	if (!explain) {
+		member(obj, "cause", JSON_NULL);
+		return;
+	}
+	o = member(obj, "cause", JSON_OBJECT);
+	expect_keys(o, "\"cause\"", 4);
+	expect_bytes(o, "key", stall__key(s->cause), 64);
+	expect_bytes(o, "text", stall__summary(s->cause), 256);
+	n = stall__facts(s, facts, STALL_MAX_FACTS);
+	v = member(o, "facts", JSON_OBJECT);
+	expect_keys(v, "a cause's facts", (size_t)n);
+	for (i = 0; i < n; i++)
+		check_fact(v, &facts[i]);
+	n = stall__remedies(s, remedies, STALL_MAX_REMEDIES);
+	v = expect_array(o, "remedies", (size_t)n);
+	for (i = 0; i < n; i++) {
+		FUZZ_CHECK(v->items[i]->type == JSON_STRING, "a remedy is not a string");
+		FUZZ_CHECK(!strcmp(v->items[i]->str, remedies[i]), "remedy %d is \"%s\"", i,
+			   v->items[i]->str);
+	}
+}
+
+/* A work in flight; only a pending one has "running" and "cause" (null unless explained). */
+static void check_work(const struct json_value *o, const struct model_work *w, bool explain)
 {
 	FUZZ_CHECK(o->type == JSON_OBJECT, "a work in flight is not an object");
-	expect_keys(o, "a work in flight", w->started ? 7 : 8);
+	expect_keys(o, "a work in flight", w->started ? 7 : 9);
 	expect_u64(o, "target_cpu", (__u64)w->target_cpu);
 	expect_bytes(o, "state", w->started ? "running" : "pending", strlen("pending"));
 	expect_u64(o, "age_ns", w->age_ns);
@@ -321,18 +399,23 @@ static void check_work(const struct json_value *o, const struct model_work *w)
 	expect_bool(o, "isolated", w->isolated);
 	expect_bool(o, "nohz_full", w->nohz_full);
 	expect_bool(o, "outside_filter", w->outside_filter);
-	if (!w->started)
+	if (!w->started) {
 		check_running(o, &w->running);
+		check_cause(o, &w->stall, explain);
+	}
 }
 
-/* An element of in_flight[], or the "drain" of a drain_in_flight event. */
-static void check_drain(const struct json_value *o, const struct model_drain *md)
+/*
+ * An element of in_flight[] (explain: if stuck), or the "drain" of a
+ * drain_in_flight event (explain: always).
+ */
+static void check_drain(const struct json_value *o, const struct model_drain *md, bool explain)
 {
 	const struct json_value *works;
 	int i;
 
 	FUZZ_CHECK(o->type == JSON_OBJECT, "a drain in flight is not an object");
-	expect_keys(o, "a drain in flight", 22);
+	expect_keys(o, "a drain in flight", 23);
 	expect_u64(o, "pid", md->pid);
 	expect_u64(o, "tid", md->tid);
 	expect_bytes(o, "comm", md->comm, sizeof(md->comm));
@@ -351,10 +434,11 @@ static void check_drain(const struct json_value *o, const struct model_drain *md
 		expect_u64(o, "in_place_cpu", (__u64)md->in_place_cpu);
 	else
 		member(o, "in_place_cpu", JSON_NULL);
+	check_cause(o, &md->stall, explain && md->phase == PHASE_MUTEX);
 	expect_frames(o, &md->stack, "a drain in flight");
 	works = expect_array(o, "works_in_flight", (size_t)md->nr_in_flight);
 	for (i = 0; i < md->nr_in_flight; i++)
-		check_work(works->items[i], &md->in_flight[i]);
+		check_work(works->items[i], &md->in_flight[i], explain);
 }
 
 /*
@@ -376,7 +460,7 @@ static void check_in_flight(const struct json_value *top, const struct model *m)
 	expect_u64(top, "oldest_drain_in_flight_ns", m->oldest_in_flight_ns);
 	drains = expect_array(top, "in_flight", (size_t)m->nr_in_flight);
 	for (i = 0; i < m->nr_in_flight; i++)
-		check_drain(drains->items[i], &m->in_flight[i]);
+		check_drain(drains->items[i], &m->in_flight[i], m->in_flight[i].stuck);
 }
 
 static void check_report(const struct json_value *top, const struct model *m, const char *version)
@@ -460,7 +544,7 @@ static void fuzz_event(const struct model_drain *md, __u64 threshold_ns, __u64 w
 	expect_bytes(v, "event", "drain_in_flight", strlen("drain_in_flight"));
 	expect_time(v, wall_ns);
 	expect_u64(v, "threshold_ns", threshold_ns);
-	check_drain(member(v, "drain", JSON_OBJECT), md);
+	check_drain(member(v, "drain", JSON_OBJECT), md, true);
 	json_check__free(v);
 	free(out.text);
 }

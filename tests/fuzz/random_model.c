@@ -296,6 +296,8 @@ static void random_running(struct bytes *b, struct model_running *r)
 		return;
 	r->idle = flags & 2;
 	r->since_known = flags & 4;
+	r->kthread = flags & 8;
+	r->worker = flags & 16;
 	r->tid = (__u32)bytes__range(b, 0, 0xffffffff);
 	r->pid = (__u32)bytes__range(b, 0, 0xffffffff);
 	bytes__string(b, r->comm, sizeof(r->comm));
@@ -373,6 +375,46 @@ static int random_drain(struct bytes *b, struct model *m, struct model_drain *md
 	return 0;
 }
 
+/*
+ * What the kernel said of the system (stall_read.c): each fact known or not,
+ * any preemption model's bytes, CPUs online and fair servers off in the first
+ * 64 and the last 64 of the CPUs.
+ */
+static void random_system(struct bytes *b, struct stall_system *sys)
+{
+	__u8 flags = bytes__u8(b);
+	int last = DRAINSTAT_MAX_CPUS / 64 - 1;
+
+	sys->rt_runtime_known = flags & 1;
+	sys->rt_runtime_us = (__s64)bytes__u64(b);
+	if (flags & 2)
+		bytes__string(b, sys->preempt, sizeof(sys->preempt));
+	sys->online_known = flags & 4;
+	sys->online[0] = bytes__u64(b);
+	sys->online[last] = bytes__u64(b);
+	sys->fair_dir = (enum stall_fair)bytes__range(b, FAIR_NOT_KNOWN, FAIR_OFF);
+	sys->fair_read[0] = bytes__u64(b);
+	sys->fair_read[last] = bytes__u64(b);
+	sys->fair_off[0] = bytes__u64(b);
+	sys->fair_off[last] = bytes__u64(b);
+}
+
+/* The causes of the pending works of m's drains, as model_build_in_flight() finds them. */
+static void random_causes(struct bytes *b, struct model *m)
+{
+	struct stall_system *sys = calloc(1, sizeof(*sys));
+	int i, k;
+
+	if (!sys)
+		return;
+	random_system(b, sys);
+	for (i = 0; i < m->nr_in_flight; i++)
+		for (k = 0; k < m->in_flight[i].nr_in_flight; k++)
+			if (!m->in_flight[i].in_flight[k].started)
+				model__explain_work(&m->in_flight[i].in_flight[k], sys);
+	free(sys);
+}
+
 /* The drains in flight, and what model_build_in_flight() derives from them. */
 static int random_in_flight(struct bytes *b, struct model *m)
 {
@@ -387,6 +429,7 @@ static int random_in_flight(struct bytes *b, struct model *m)
 	for (i = 0; i < n; i++)
 		if (random_drain(b, m, &m->in_flight[m->nr_in_flight++]))
 			return -ENOMEM;
+	random_causes(b, m);
 	model__sum_in_flight(m);
 	return 0;
 }

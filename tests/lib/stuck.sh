@@ -218,6 +218,8 @@ ns_to_ms() {
 # drain_works FILE PATTERN: the work lines under each drain line matching
 # PATTERN (a grep pattern), all of FILE's: pending first, then by CPU, so that
 # the one looked for need not come first (a self work may be pending too).
+# The lines indented further (a stuck drain's causes and remedies, its stack)
+# are passed over.
 drain_works() {
 	local line in=0
 	while IFS= read -r line; do
@@ -226,6 +228,8 @@ drain_works() {
 			grep -q "$2" <<<"$line" && in=1
 		elif [ $in = 1 ] && [[ $line =~ ^\ \ \ \ CPU ]]; then
 			echo "$line"
+		elif [[ $line == "      "* ]]; then
+			:
 		else
 			in=0
 		fi
@@ -376,6 +380,10 @@ stuck_check_text() {
 	expect_range "$mode text: first shown as stuck within an interval (ms in flight)" \
 		"$(ns_to_ms "$first")" "$STUCK_MS" $((STUCK_MS + INTERVAL_MS + SLACK_MS))
 	check "$mode text: CPU 1, the spinner's comm, pid, tid, FIFO 50" grep -q "$cpu" "$out.stuck"
+	# its cause: the spinner, with RT throttling off (stuck_setup)
+	check "$mode text: the cause, rt_task, RT throttling off" grep -q \
+		"^      cause: rt_task, a real-time task holds the CPU: sd-spin pid $SPIN_PID tid $SPINNER, FIFO 50, has run $d without a break; RT throttling off (kernel.sched_rt_runtime_us = -1); " \
+		"$out.stuck"
 	line=$(grep -m1 "$cpu" "$out.stuck")
 	running=$(to_ns "$(echo "$line" | sed 's/.*, for \([^ ]*\).*/\1/')")
 	# its time since it was last switched in: not always since before the
@@ -391,6 +399,9 @@ stuck_check_text() {
 			"$out.stuck"
 		check "$mode text: 1 waiting for the drain mutex" \
 			grep -q "^STUCK: .*; 1 waiting for the drain mutex$" "$out.stuck"
+		check "$mode text: the waiter's cause, the dropper holds the mutex" grep -q \
+			"^    cause: mutex, waits for the drain mutex: held by sd-dropper pid $PID tid $DROPPER, in flight $d (works pending); 1 waits$" \
+			"$out.stuck"
 	fi
 	# once it ended: its wait in the row of the interval it ended in (the
 	# others have none), exact, or a lower bound in tracepoint mode
@@ -455,6 +466,7 @@ stuck_check_json() {
 	check "$mode json: a report with the stuck drain, its caller and site" \
 		grep -q "^{\"time\":[^,]*,\"version\":.*\"stuck_drains\":[12],.*\"in_flight\":\[.*$drain" "$out"
 	check "$mode json: its pending work on CPU 1, the spinner there" grep -q "$drain.*$work" "$out"
+	check "$mode json: its cause, rt_task" grep -q "$drain.*$work,\"cause\":{\"key\":\"rt_task\"" "$out"
 	if [ "$mode" = tracepoint ]; then
 		check "$mode json: mutex_waiters null" bash -c "! grep '^{\"time\":[^,]*,\"version\"' '$out' | grep -vq '\"mutex_waiters\":null'"
 	else
@@ -502,6 +514,10 @@ stuck_check_export() {
 		"$(stuck_seen_max drainstat_drains_in_flight)" "$([ "$mode" = tracepoint ] && echo 1 || echo 2)"
 	expect_eq "$mode export: drainstat_pending_works{cpu=\"1\"}" \
 		"$(stuck_seen_max 'drainstat_pending_works{cpu="1"}')" 1
+	expect_eq "$mode export: drainstat_stuck_pending_works{cpu=\"1\",reason=\"rt_task\"}" \
+		"$(stuck_seen_max 'drainstat_stuck_pending_works{cpu="1",reason="rt_task"}')" 1
+	expect_eq "$mode export: drainstat_stuck_drains{reason=\"rt_task\"}" \
+		"$(stuck_seen_max 'drainstat_stuck_drains{reason="rt_task"}')" 1
 	v=$(stuck_seen_max 'drainstat_oldest_pending_work_seconds{cpu="1"}')
 	check "$mode export: drainstat_oldest_pending_work_seconds{cpu=\"1\"} passed --stuck ($v)" \
 		awk -v v="$v" -v t="$STUCK_MS" 'BEGIN { exit !(v * 1000 >= t) }'

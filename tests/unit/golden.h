@@ -313,6 +313,23 @@ static inline void golden__name_in_flight(struct model *m)
 }
 
 /*
+ * What the kernel said of the 4-CPU machine of golden__add_in_flight(), as
+ * stall__read_system() reads it: RT throttling off, every CPU online, the
+ * preemption model voluntary, and CPU 3's fair server off.
+ */
+static inline void golden__stall_system(struct stall_system *sys)
+{
+	memset(sys, 0, sizeof(*sys));
+	sys->rt_runtime_known = true;
+	sys->rt_runtime_us = -1;
+	sys->online_known = true;
+	sys->online[0] = 0xf;
+	snprintf(sys->preempt, sizeof(sys->preempt), "voluntary");
+	sys->fair_dir = FAIR_ON;
+	sys->fair_read[0] = sys->fair_off[0] = 1ULL << 3;
+}
+
+/*
  * Drains in flight at now_ns, on a 4-CPU machine, read as tracer__snapshot()
  * reads them: a DONTNEED held for 11.8 s by CPU 3, where a SCHED_FIFO spinner
  * runs (an isolated, nohz_full CPU); with full, khugepaged waiting 7.9 s for
@@ -347,6 +364,7 @@ static inline void golden__add_in_flight(struct snapshot *s, __u64 now_ns, bool 
 	memcpy(w.running.comm, "sd-spin", 8);
 	CHECK(snapshot__add_work(s, &w) == 0);
 	s->in_flight.isolated[0] = s->in_flight.nohz_full[0] = 1ULL << 3;
+	golden__stall_system(&s->in_flight.system);
 	s->in_flight.read_ns = now_ns;
 	s->in_flight.read = true;
 	if (!full)

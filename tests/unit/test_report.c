@@ -249,6 +249,19 @@ static void test_report_in_flight(void)
 	CHECK_STR(m.in_flight[0].in_flight[0].running.policy, "FIFO");
 	CHECK(m.in_flight[0].in_flight[0].outside_filter);
 	CHECK(m.in_flight[1].phase == PHASE_MUTEX && m.in_flight[2].phase == PHASE_RUNNING);
+	/* the spinner's CPU with RT throttling and its fair server off; the mutex held by the
+	 * DONTNEED */
+	CHECK(m.in_flight[0].in_flight[0].stall.cause == STALL_RT_TASK);
+	CHECK(m.in_flight[0].in_flight[0].stall.facts.rt_throttling == STALL_NO);
+	CHECK(m.in_flight[0].in_flight[0].stall.facts.fair_server == FAIR_OFF);
+	CHECK(m.in_flight[0].in_flight[0].stall.facts.online == STALL_YES);
+	CHECK(m.in_flight[1].stall.cause == STALL_MUTEX);
+	CHECK(m.in_flight[1].stall.facts.holder.known &&
+	      m.in_flight[1].stall.facts.holder.tid == 815);
+	CHECK(m.in_flight[1].stall.facts.mutex_waiters == 1);
+	CHECK(model__drain_cause(&m.in_flight[0]) == STALL_RT_TASK);
+	CHECK(model__drain_cause(&m.in_flight[1]) == STALL_MUTEX);
+	CHECK(model__drain_cause(&m.in_flight[2]) == STALL_UNKNOWN);
 	check_golden("report-stuck.txt", &m, &o);
 	model__free(&m);
 	snapshot__free(&s);
