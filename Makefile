@@ -163,8 +163,14 @@ check: drainstat unit workloads $(BPF_TESTS) $(STATIC_BINS) $(OUT)/asan/drainsta
 BENCH_VM_BINS := $(OUT)/static/drainstat $(OUT)/static/drainforce $(OUT)/static/empty_loader \
 		 $(OUT)/static/bpfstats
 
-bench: drainstat workloads $(OUT)/bench/empty_loader $(OUT)/bench/cpus $(BENCH_VM_BINS)
+bench: drainstat workloads $(OUT)/bench/empty_loader $(OUT)/bench/cpus $(OUT)/bench/wqload \
+	$(BENCH_VM_BINS)
 	bench/run
+
+# Ordinary workqueue events at a chosen rate (bench/machine).
+$(OUT)/bench/wqload: bench/wqload.c
+	mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $< -lutil -lpthread
 
 # The reports' cost at many CPUs, from a synthetic cpus map (bench/cpus.c).
 $(OUT)/bench/cpus: bench/cpus.c $(LIB_OBJS)
