@@ -9,31 +9,6 @@
 
 #include "model_int.h"
 
-static const char *const phase_names[] = {
-    [PHASE_MUTEX] = "waiting for the drain mutex",
-    [PHASE_PENDING] = "works pending",
-    [PHASE_RUNNING] = "works running",
-    [PHASE_RETURNING] = "works done, returning",
-    [PHASE_NO_WORK] = "no work queued (the drain mutex, or its works run in place)",
-    [PHASE_IN_PLACE] = "draining other CPUs in place",
-};
-
-static const char *const phase_keys[] = {
-    [PHASE_MUTEX] = "waiting_for_mutex", [PHASE_PENDING] = "works_pending",
-    [PHASE_RUNNING] = "works_running",	 [PHASE_RETURNING] = "returning",
-    [PHASE_NO_WORK] = "no_work_queued",	 [PHASE_IN_PLACE] = "draining_in_place",
-};
-
-const char *model__phase_name(enum drain_phase p)
-{
-	return phase_names[p];
-}
-
-const char *model__phase_key(enum drain_phase p)
-{
-	return phase_keys[p];
-}
-
 static const char *policy_name(__u32 policy)
 {
 	static const char *const names[] = {"OTHER", "FIFO", "RR",	 "BATCH",

@@ -2,7 +2,9 @@
 /*
  * The model's insides, shared by its files only: model.c (the sites, the
  * victim CPUs, fadvise, the counters and the build), model_inflight.c (the
- * drains in flight) and model_slow.c (a drain of the -T log).
+ * drains in flight), model_stall.c (their stalls' causes), model_slow.c (a
+ * drain of the -T log) and model_names.c (the names they all give, calling
+ * into none of them).
  */
 #ifndef MODEL_INT_H
 #define MODEL_INT_H
@@ -10,7 +12,7 @@
 #include <stddef.h>
 #include "model.h"
 
-/* A stack's frames from the first drain function down, in a, and its site (model.c). */
+/* A stack's frames from the first drain function down, in a, and its site (model_names.c). */
 int model_symbolize(const __u64 *all_ips, int nr_all, const struct ksyms *ks, struct arena *a,
 		    struct model_stack *st, char *site, size_t site_size);
 
