@@ -11,8 +11,11 @@
 #include <string.h>
 #include "check.h"
 #include "hist.h"
+#include "ksyms.h"
 #include "model.h"
 #include "snapshot.h"
+
+#define GOLDEN_KALLSYMS "tests/fixtures/kallsyms-report"
 
 /* n samples first, first + step, ... into h, a kernel-layout histogram. */
 static inline void golden__hist_fill(struct hist *h, __u64 first, __u64 step, int n)
@@ -422,6 +425,68 @@ static inline void golden__read_qpw(struct golden_maps *k, struct snapshot *s, s
 	golden__add_full_mode(k);
 	golden__read_maps(k, s, 10000000000ULL);
 	golden__add_in_flight(s, 20000000000ULL, true, golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);
+}
+
+/* What the reports' header says of the kernel and mode by default: tracepoint mode on 6.18. */
+static const struct model_info golden_info = {
+    .mode = "tracepoint",
+    .kernel = "6.18.44-test",
+    .blind_spots = "drain entry or exit",
+    .wait_is_lower_bound = true,
+    .has_fadvise = true,
+    .cumulative = true,
+};
+
+/*
+ * A report test's fixture: the symbols of tests/fixtures/kallsyms-report, the
+ * snapshot s (and prev before it, for an interval) that a test reads, and the
+ * model m built from them. A test opens it, reads its snapshots, builds, checks
+ * and closes it; between two models, golden__clear() keeps the symbols.
+ */
+struct golden_fix {
+	struct ksyms *ks;
+	struct snapshot s;
+	struct snapshot prev;
+	struct model m;
+};
+
+/* f empty, its symbols loaded when symbols (else the model's frames stay addresses). */
+static inline void golden__open(struct golden_fix *f, bool symbols)
+{
+	memset(f, 0, sizeof(*f));
+	if (symbols)
+		CHECK(ksyms__load(GOLDEN_KALLSYMS, &f->ks) == 0);
+}
+
+/* f->m from f->s with i; the interval since f->prev when prev was read (taken_ns set). */
+static inline void golden__build(struct golden_fix *f, const struct model_info *i)
+{
+	const struct snapshot *prev = f->prev.taken_ns ? &f->prev : NULL;
+
+	CHECK(model__build(&f->s, prev, 0, f->ks, i, &f->m) == 0);
+}
+
+/* k read at taken_ns into f->s (golden__read_maps()), then f->m from it with i. */
+static inline void golden__build_maps(struct golden_fix *f, struct golden_maps *k, __u64 taken_ns,
+				      const struct model_info *i)
+{
+	golden__read_maps(k, &f->s, taken_ns);
+	golden__build(f, i);
+}
+
+/* f's model and snapshots freed, its symbols kept: ready for the next model. */
+static inline void golden__clear(struct golden_fix *f)
+{
+	model__free(&f->m);
+	snapshot__free(&f->s);
+	snapshot__free(&f->prev);
+}
+
+static inline void golden__close(struct golden_fix *f)
+{
+	golden__clear(f);
+	ksyms__free(f->ks);
+	f->ks = NULL;
 }
 
 /* The whole file at path, NUL-terminated (free it), or NULL. */

@@ -20,9 +20,8 @@
 #include "tracer.h"
 #include "umaps.h"
 
-#define KALLSYMS "tests/fixtures/kallsyms-report"
-#define MS	 1000000ULL
-#define US	 1000ULL
+#define MS GOLDEN_MS
+#define US GOLDEN_US
 /* 2026-12-03T17:06:34.123456789Z: the reports' wall time, an input like the rest */
 #define WALL_NS (1796317594ULL * 1000000000ULL + 123456789ULL)
 
@@ -37,14 +36,7 @@ static void make_snapshot(struct snapshot *s)
 	s->wall_ns = WALL_NS;
 }
 
-static const struct model_info info = {
-    .mode = "tracepoint",
-    .kernel = "6.18.44-test",
-    .blind_spots = "drain entry or exit",
-    .wait_is_lower_bound = true,
-    .has_fadvise = true,
-    .cumulative = true,
-};
+static const struct model_info *const info = &golden_info;
 
 static char *render(const struct model *m)
 {
@@ -103,18 +95,14 @@ static void check_event_golden(const struct model *m)
 
 static void test_json_tracepoint(void)
 {
-	struct ksyms *ks = NULL;
-	struct snapshot s;
-	struct model m;
+	struct golden_fix f;
 
-	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
-	make_snapshot(&s);
-	CHECK(model__build(&s, NULL, 0, ks, &info, &m) == 0);
-	CHECK(m.nr_sites == 4 && m.total[SITE_DRAINS] == 307 && m.total[SITE_WORKS] == 310);
-	check_golden("report.json", &m);
-	model__free(&m);
-	snapshot__free(&s);
-	ksyms__free(ks);
+	golden__open(&f, true);
+	make_snapshot(&f.s);
+	golden__build(&f, info);
+	CHECK(f.m.nr_sites == 4 && f.m.total[SITE_DRAINS] == 307 && f.m.total[SITE_WORKS] == 310);
+	check_golden("report.json", &f.m);
+	golden__close(&f);
 }
 
 /* m's text report, without its header; freed by the caller. */
@@ -139,31 +127,30 @@ static char *render_text(const struct model *m)
 static void test_in_place(void)
 {
 	struct golden_maps *k = make_maps();
-	struct model_info i = info;
-	struct ksyms *ks = NULL;
+	struct model_info i = *info;
 	struct drain_state *d;
-	struct snapshot s;
-	struct model m;
 	char *got;
+	struct golden_fix f;
 
-	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
+	golden__open(&f, true);
 	golden__full_info(&i);
 	i.has_in_place = true;
 	i.stuck_ns = 1000 * MS;
 	golden__add_full_mode(k);
 	k->sites[0].count[SITE_IN_PLACE] = 3;
 	golden__hist_fill(&k->sites[0].hist[SITE_IN_PLACE_NS], 40 * US, 1000, 3);
-	golden__read_maps(k, &s, 10000 * MS);
-	golden__add_in_flight(&s, 20000 * MS, true, golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);
-	s.wall_ns = WALL_NS;
-	d = &s.in_flight.drains[1].d;
+	golden__read_maps(k, &f.s, 10000 * MS);
+	golden__add_in_flight(&f.s, 20000 * MS, true, golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);
+	f.s.wall_ns = WALL_NS;
+	d = &f.s.in_flight.drains[1].d;
 	d->in_place = 2;
 	d->in_place_cpu = 3;
 	d->in_place_start_ns = d->start_ns + 1000;
-	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
-	CHECK(m.info.in_place_seen && m.total[SITE_IN_PLACE] == 3 && m.total[SITE_WORKS] == 310);
-	CHECK(m.in_flight[1].phase == PHASE_IN_PLACE && m.mutex_waiters == 0);
-	got = render(&m);
+	golden__build(&f, &i);
+	CHECK(f.m.info.in_place_seen && f.m.total[SITE_IN_PLACE] == 3 &&
+	      f.m.total[SITE_WORKS] == 310);
+	CHECK(f.m.in_flight[1].phase == PHASE_IN_PLACE && f.m.mutex_waiters == 0);
+	got = render(&f.m);
 	CHECK(got && strstr(got, "\"local_drains\":true,\"in_place\":true},"));
 	CHECK(got && strstr(got, ",\"works\":310,\"self_works\":4,\"in_place\":3,"));
 	CHECK(got && strstr(got, "\"ipis\":290,\"in_place\":3,\"dispatch_ns\":{\"count\":300,"));
@@ -171,16 +158,14 @@ static void test_in_place(void)
 	CHECK(got && strstr(got, "\"state\":\"draining_in_place\",\"works\":0,\"pending_works\":0,"
 				 "\"in_place\":2,\"in_place_cpu\":3,"));
 	free(got);
-	got = render_text(&m);
+	got = render_text(&f.m);
 	CHECK(got && strstr(got, "310 works (4 self), 3 CPUs drained in place, "));
 	CHECK(got && strstr(got, " INPLACE   p50   p99\n"));
 	CHECK(got && strstr(got, "    in place: 3 samples\n"));
 	CHECK(got &&
 	      strstr(got, ": in flight 7.9s, draining other CPUs in place (2 done, CPU 3 now)\n"));
 	free(got);
-	model__free(&m);
-	snapshot__free(&s);
-	ksyms__free(ks);
+	golden__close(&f);
 }
 
 /*
@@ -190,20 +175,18 @@ static void test_in_place(void)
  */
 static void test_json_qpw(void)
 {
-	struct ksyms *ks = NULL;
-	struct snapshot s;
-	struct model m;
-	struct model_info i = info;
+	struct model_info i = *info;
 	char *got;
+	struct golden_fix f;
 
-	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
-	golden__read_qpw(make_maps(), &s, &i);
-	s.wall_ns = WALL_NS;
+	golden__open(&f, true);
+	golden__read_qpw(make_maps(), &f.s, &i);
+	f.s.wall_ns = WALL_NS;
 	i.stuck_ns = 1000 * MS;
-	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
-	CHECK(m.total[SITE_WORKS] == 310 && m.nr_cpus == 2);
-	CHECK(m.in_flight[1].phase == PHASE_NO_WORK && m.mutex_waiters == 0);
-	got = render(&m);
+	golden__build(&f, &i);
+	CHECK(f.m.total[SITE_WORKS] == 310 && f.m.nr_cpus == 2);
+	CHECK(f.m.in_flight[1].phase == PHASE_NO_WORK && f.m.mutex_waiters == 0);
+	got = render(&f.m);
 	CHECK(got && strstr(got, "\"qpw\":true,"));
 	CHECK(got && strstr(got, "\"sees\":{\"drain_entry\":true,\"works\":false,"));
 	CHECK(got && strstr(got, ",\"drains\":332,\"works\":0,\"self_works\":0,"));
@@ -222,19 +205,15 @@ static void test_json_qpw(void)
 	CHECK(got && strstr(got, "\"mutex_waiters\":null,"));
 	CHECK(got && strstr(got, "\"state\":\"no_work_queued\","));
 	free(got);
-	model__free(&m);
-	snapshot__free(&s);
-	ksyms__free(ks);
+	golden__close(&f);
 }
 
 /* Exact wait, lock, empty and forced drains, local drains, IPIs, a pid filter. */
 static void test_json_full_mode(void)
 {
-	struct ksyms *ks = NULL;
-	struct snapshot s;
-	struct model m;
-	struct model_info i = info;
+	struct model_info i = *info;
 	struct golden_maps *k;
+	struct golden_fix f;
 
 	golden__full_info(&i);
 	i.filter_pid = 4242;
@@ -242,61 +221,57 @@ static void test_json_full_mode(void)
 	i.filter_cgroup = "/sys/fs/cgroup/ds\x1b\"";
 	i.filter_cpus = "0,2-3";
 	i.filter_cpu_mask = golden_cpus_0_2_3;
-	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
+	golden__open(&f, true);
 	k = make_maps();
 	i.stuck_ns = 1000 * MS;
 	golden__add_full_mode(k);
-	golden__read_maps(k, &s, 10000 * MS);
-	s.wall_ns = WALL_NS;
-	golden__add_in_flight(&s, 20000 * MS, true, golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);
-	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
-	golden__name_in_flight(&m);
-	CHECK(m.local_drains == 8000);
-	CHECK(m.nr_in_flight == 3);
-	check_golden("report-full.json", &m);
-	check_event_golden(&m);
-	model__free(&m);
-	snapshot__free(&s);
-	ksyms__free(ks);
+	golden__read_maps(k, &f.s, 10000 * MS);
+	f.s.wall_ns = WALL_NS;
+	golden__add_in_flight(&f.s, 20000 * MS, true, golden_fadvise_stack, GOLDEN_FADVISE_FRAMES);
+	golden__build(&f, &i);
+	golden__name_in_flight(&f.m);
+	CHECK(f.m.local_drains == 8000);
+	CHECK(f.m.nr_in_flight == 3);
+	check_golden("report-full.json", &f.m);
+	check_event_golden(&f.m);
+	golden__close(&f);
 }
 
 /* --by's default: "cgroup" and "cgroup_id" beside "comm"; with --by=cgroup, "comm" is null. */
 static void test_json_cgroups(void)
 {
-	struct ksyms *ks = NULL;
-	struct snapshot s;
-	struct model m;
-	struct model_info i = info;
+	struct model_info i = *info;
 	struct golden_maps *k = make_maps();
 	char *got;
+	struct golden_fix f;
 
 	i.by_cgroup = true;
 	golden__add_cgroups(k);
-	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
-	golden__read_maps(k, &s, 10000 * MS);
-	s.wall_ns = WALL_NS;
-	CHECK(model__build(&s, NULL, 0, ks, &i, &m) == 0);
-	golden__name_cgroups(&m);
-	check_golden("report-cgroup.json", &m);
-	m.info.comm_merged = true;
-	got = render(&m);
+	golden__open(&f, true);
+	golden__read_maps(k, &f.s, 10000 * MS);
+	f.s.wall_ns = WALL_NS;
+	golden__build(&f, &i);
+	golden__name_cgroups(&f.m);
+	check_golden("report-cgroup.json", &f.m);
+	f.m.info.comm_merged = true;
+	got = render(&f.m);
 	CHECK(got &&
 	      strstr(got, "{\"site\":\"generic_fadvise\",\"comm\":null,"
 			  "\"cgroup\":\"/system.slice/drainwork.service\",\"cgroup_id\":101,"));
 	free(got);
-	model__free(&m);
-	snapshot__free(&s);
-	ksyms__free(ks);
+	golden__close(&f);
 }
 
 static void test_json_empty(void)
 {
-	struct snapshot s = {.taken_ns = 5000 * MS, .wall_ns = WALL_NS};
-	struct model m;
+	struct golden_fix f;
 
-	CHECK(model__build(&s, NULL, 0, NULL, &info, &m) == 0);
-	check_golden("report-empty.json", &m);
-	model__free(&m);
+	golden__open(&f, false);
+	f.s.taken_ns = 5000 * MS;
+	f.s.wall_ns = WALL_NS;
+	golden__build(&f, info);
+	check_golden("report-empty.json", &f.m);
+	golden__close(&f);
 }
 
 /* "time" is the model's wall time, in UTC, cut to the microsecond; null when unknown. */
@@ -311,21 +286,23 @@ static void test_json_time(void)
 	    {1796317594999999999ULL, "{\"time\":\"2026-12-03T17:06:34.999999Z\","},
 	    {0, "{\"time\":null,"},
 	};
-	struct snapshot s = {.taken_ns = 5000 * MS};
-	struct model m;
+	struct golden_fix f;
 	size_t i;
 	char *got;
 
+	golden__open(&f, false);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		s.wall_ns = cases[i].wall_ns;
-		CHECK(model__build(&s, NULL, 0, NULL, &info, &m) == 0);
-		got = render(&m);
+		f.s.taken_ns = 5000 * MS;
+		f.s.wall_ns = cases[i].wall_ns;
+		golden__build(&f, info);
+		got = render(&f.m);
 		CHECK(got && !strncmp(got, cases[i].want, strlen(cases[i].want)));
 		if (got && strncmp(got, cases[i].want, strlen(cases[i].want)))
 			fprintf(stderr, "  got %.60s, want %s\n", got, cases[i].want);
 		free(got);
-		model__free(&m);
+		golden__clear(&f);
 	}
+	golden__close(&f);
 }
 
 /* A user frame's file: a newline in its name, as /proc/PID/maps writes it. */
@@ -358,12 +335,12 @@ static void test_json_slow_drain(void)
 				      .nr_targets = 2}};
 	struct model_slow_drain sd;
 	struct umaps *um = hostile_maps();
-	struct ksyms *ks = NULL;
+	struct golden_fix fix;
 	char *got = NULL;
 	size_t len = 0;
 	FILE *f;
 
-	CHECK(ksyms__load(KALLSYMS, &ks) == 0);
+	golden__open(&fix, true);
 	/* the byte 0xff beside the character U+00FF */
 	memcpy(d.ev.comm, "ev\x1b\"\\\n\xff\xc3\xbf", 10);
 	d.ev.targets[0] = (struct slow_target){.cpu = 1, .dispatch_ns = 4 * MS, .run_ns = 122 * US};
@@ -374,7 +351,7 @@ static void test_json_slow_drain(void)
 	d.uips[0] = 0x55d0c5a00010;
 	d.uips[1] = 0x7f0000000010;
 	d.nr_uips = 2;
-	CHECK(model__slow_drain(&d, ks, um, NULL, NULL, &now, &sd) == 0);
+	CHECK(model__slow_drain(&d, fix.ks, um, NULL, NULL, &now, &sd) == 0);
 	CHECK(sd.wall_ns == WALL_NS - 5 * MS);
 	f = open_memstream(&got, &len);
 	report_json__slow_drain(f, &sd);
@@ -383,7 +360,7 @@ static void test_json_slow_drain(void)
 	free(got);
 	model__slow_drain_free(&sd);
 	umaps__free(um);
-	ksyms__free(ks);
+	golden__close(&fix);
 }
 
 static char *escape(const char *s, size_t len)
@@ -405,20 +382,19 @@ static char *escape(const char *s, size_t len)
 static void test_json_many_cpus(void)
 {
 	struct cpu_stats *cpus = golden__wide_cpus(255);
-	struct snapshot s;
-	struct model m;
 	char *got;
+	struct golden_fix f;
 
-	make_snapshot(&s);
-	CHECK(snapshot__set_cpus(&s, cpus, 255) == 0);
+	golden__open(&f, false);
+	make_snapshot(&f.s);
+	CHECK(snapshot__set_cpus(&f.s, cpus, 255) == 0);
 	free(cpus);
-	CHECK(model__build(&s, NULL, 0, NULL, &info, &m) == 0);
-	got = render(&m);
+	golden__build(&f, info);
+	got = render(&f.m);
 	CHECK(golden__count(got, "{\"cpu\":") == 255);
 	CHECK(strstr(got, "{\"cpu\":254,\"works\":50,") != NULL);
 	free(got);
-	model__free(&m);
-	snapshot__free(&s);
+	golden__close(&f);
 }
 
 static void test_json_escape(void)

@@ -178,15 +178,21 @@ static void make_full_model(struct model *m, struct model *held, bool qpw)
 	lend_in_flight(m, held);
 }
 
+/* m and held of make_full_model(): m's drains in flight are held's, freed once. */
+static void free_full_model(struct model *m, struct model *held)
+{
+	m->in_flight = NULL;
+	model__free(m);
+	model__free(held);
+}
+
 static void test_prom_full(void)
 {
 	struct model m, held;
 
 	make_full_model(&m, &held, false);
 	check_golden("report-full.prom", &m);
-	m.in_flight = NULL;
-	model__free(&m);
-	model__free(&held);
+	free_full_model(&m, &held);
 }
 
 /*
@@ -204,9 +210,7 @@ static void test_prom_in_place(void)
 	r->count[SITE_IN_PLACE] = 3;
 	golden__sparse_fill(&m.arena, &r->hist[SITE_IN_PLACE_NS], 40 * US, 1000, 3);
 	check_golden("report-in-place.prom", &m);
-	m.in_flight = NULL;
-	model__free(&m);
-	model__free(&held);
+	free_full_model(&m, &held);
 }
 
 /*
@@ -247,9 +251,7 @@ static void test_prom_qpw(void)
 	for (k = 0; k < sizeof(kept) / sizeof(kept[0]); k++)
 		CHECK(strstr(got, kept[k]));
 	free(got);
-	m.in_flight = NULL;
-	model__free(&m);
-	model__free(&held);
+	free_full_model(&m, &held);
 }
 
 /* le="2^k ns" counts exactly the samples below 2^k ns: the edges are bucket edges. */
@@ -286,21 +288,20 @@ static void test_prom_bucket_edges(void)
 static void test_prom_many_cpus(void)
 {
 	struct cpu_stats *cpus = golden__wide_cpus(255);
-	struct snapshot s = {};
-	struct model m;
+	struct golden_fix f;
 	char *got;
 
-	snapshot__reset(&s, 10000 * MS);
-	CHECK(snapshot__set_cpus(&s, cpus, 255) == 0);
+	golden__open(&f, false);
+	snapshot__reset(&f.s, 10000 * MS);
+	CHECK(snapshot__set_cpus(&f.s, cpus, 255) == 0);
 	free(cpus);
-	CHECK(model__build(&s, NULL, 0, NULL, &tracepoint_info, &m) == 0);
-	got = render(&m, 10);
+	golden__build(&f, &tracepoint_info);
+	got = render(&f.m, 10);
 	CHECK(golden__count(got, "\ndrainstat_victim_works_total{cpu=\"") == 255);
 	CHECK(golden__count(got, "\ndrainstat_victim_dispatch_seconds_total{cpu=\"") == 255);
 	CHECK(strstr(got, "\ndrainstat_victim_works_total{cpu=\"254\"} 50\n") != NULL);
 	free(got);
-	model__free(&m);
-	snapshot__free(&s);
+	golden__close(&f);
 }
 
 static void test_prom_escape(void)
@@ -871,6 +872,7 @@ static void test_prom_torn_reads(void)
 	struct site_stats *stats = calloc(1, sizeof(*stats));
 	long long last_remote = 0, last_self = 0, remote, self;
 	struct model_info info = tracepoint_info;
+	struct golden_fix f;
 	char *got = NULL;
 	size_t i;
 
@@ -880,21 +882,19 @@ static void test_prom_torn_reads(void)
 	info.entry_visible = true;
 	snprintf(stats->key.comm, sizeof(stats->key.comm), "torn");
 	stats->key.stack_id = -1;
+	golden__open(&f, false);
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		struct snapshot s = {};
-		struct model m;
-
 		stats->count[SITE_WORKS] = 7 - i; /* garbage: never read */
 		stats->count[SITE_DRAINS] = steps[i].drains;
 		stats->count[SITE_EMPTY_DRAINS] = steps[i].empty;
 		stats->count[SITE_SELF_WORKS] = steps[i].self;
 		stats->count[SITE_REMOTE_WORKS] = steps[i].remote;
-		snapshot__reset(&s, 1000 * MS);
-		CHECK(snapshot__add_site(&s, stats, NULL, 0) == 0);
-		CHECK(model__build(&s, NULL, 0, NULL, &info, &m) == 0);
-		CHECK(m.total[SITE_WORKS] == steps[i].self + steps[i].remote &&
-		      m.total[SITE_SELF_WORKS] == steps[i].self);
-		got = render(&m, 0);
+		snapshot__reset(&f.s, 1000 * MS);
+		CHECK(snapshot__add_site(&f.s, stats, NULL, 0) == 0);
+		golden__build(&f, &info);
+		CHECK(f.m.total[SITE_WORKS] == steps[i].self + steps[i].remote &&
+		      f.m.total[SITE_SELF_WORKS] == steps[i].self);
+		got = render(&f.m, 0);
 		self =
 		    series_value(got, "drainstat_works_total{site=\"[unknown]\",kind=\"self\"} ");
 		remote =
@@ -909,9 +909,9 @@ static void test_prom_torn_reads(void)
 			CHECK(remote == -1 && self == -1);
 		}
 		free(got);
-		model__free(&m);
-		snapshot__free(&s);
+		golden__clear(&f);
 	}
+	golden__close(&f);
 	free(stats);
 }
 

@@ -16,11 +16,21 @@
 
 #define LOAD_SIZE HOSTILE_LOAD_SIZE
 
+struct options {
+	struct common_options common;
+	long sections;
+	long tables;
+	long bytes;
+};
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: badelf (-s SECTIONS | -t TABLES -z BYTES) FILE\n"
-		   "  -s SECTIONS  that many section headers (extended numbering past 65279)\n"
-		   "  -t TABLES    that many symbol tables, each of BYTES (-z), overlapping\n");
+	static const struct usage_option opts[] = {
+	    {"-s SECTIONS", "that many section headers (extended numbering past 65279)"},
+	    {"-t TABLES", "that many symbol tables, each of BYTES (-z), overlapping"},
+	};
+
+	print_usage(f, "(-s SECTIONS | -t TABLES -z BYTES) FILE", USAGE_OPTIONS(opts), "");
 }
 
 /* Header 1 the strings, 2.. the symbol tables, all over the bytes after the headers. */
@@ -42,43 +52,46 @@ static int put_tables(int fd, long tables, long bytes)
 	return err ? err : ftruncate(fd, data + bytes) ? -errno : 0;
 }
 
-static int parse_options(int argc, char **argv, long *sections, long *tables, long *bytes)
+/* badelf's own options into self, a struct options. */
+static int parse_option(int opt, const char *arg, void *self)
 {
-	int opt, err = 0;
+	struct options *o = self;
 
-	opterr = 0;
-	while (!err && (opt = getopt(argc, argv, "s:t:z:h")) != -1) {
-		if (opt == 's')
-			err = parse_number(opt, optarg, 1, 0xffffffffL, sections);
-		else if (opt == 't')
-			err = parse_number(opt, optarg, 1, 0xfff0L, tables);
-		else if (opt == 'z')
-			err = parse_number(opt, optarg, 1, 1L << 40, bytes);
-		else if (opt == 'h')
-			return usage(stdout), 1;
-		else
-			err = usage_error("unknown option or missing argument: -%c", optopt);
-	}
-	if (!err && (optind != argc - 1 || !*sections == !*tables || !*tables != !*bytes))
+	if (opt == 's')
+		return parse_number(opt, arg, 1, 0xffffffffL, &o->sections);
+	if (opt == 't')
+		return parse_number(opt, arg, 1, 0xfff0L, &o->tables);
+	if (opt == 'z')
+		return parse_number(opt, arg, 1, 1L << 40, &o->bytes);
+	return -ENOENT;
+}
+
+/* 0, or 1 after -h, or -EINVAL after a usage error was reported. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	int err = parse_workload_options(argc, argv, "s:t:z:h", &o->common, parse_option, o);
+
+	if (!err && (optind != argc - 1 || !o->sections == !o->tables || !o->tables != !o->bytes))
 		err = usage_error("give -s, or -t with -z, and one FILE");
 	return err;
 }
 
 int main(int argc, char **argv)
 {
-	long sections = 0, tables = 0, bytes = 0;
-	int fd, err = parse_options(argc, argv, &sections, &tables, &bytes);
+	struct options o = {0};
+	int fd, err = parse_options(argc, argv, &o);
 
 	if (err)
 		return err > 0 ? 0 : EXIT_USAGE;
 	fd = open(argv[optind], O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return runtime_error("open", argv[optind], -errno);
-	err = hostile_elf_head(fd, (unsigned long long)(sections ? sections : tables + 2), 1);
-	if (!err && sections)
-		err = ftruncate(fd, LOAD_SIZE + sections * (off_t)sizeof(Elf64_Shdr)) ? -errno : 0;
+	err = hostile_elf_head(fd, (unsigned long long)(o.sections ? o.sections : o.tables + 2), 1);
+	if (!err && o.sections)
+		err =
+		    ftruncate(fd, LOAD_SIZE + o.sections * (off_t)sizeof(Elf64_Shdr)) ? -errno : 0;
 	else if (!err)
-		err = put_tables(fd, tables, bytes);
+		err = put_tables(fd, o.tables, o.bytes);
 	close(fd);
 	return err ? runtime_error("write", argv[optind], err) : 0;
 }

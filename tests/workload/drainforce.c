@@ -36,16 +36,10 @@
 #define SETUP_COMM "df-setup"
 
 struct options {
-	long rounds; /* 0: until SIGINT or SIGTERM (-r) */
-	long cpu_a;
-	long cpu_b;
-	const char *comm;
-	long pages;
+	struct common_options common; /* -W: round 1 waits for SIGUSR1; -H: stay after the rounds */
+	long rounds;		      /* 0: until SIGINT or SIGTERM (-r) */
 	long sleep_ms;
-	long comms;	/* -k: the dropper cycles through this many comms; 0: COMM only */
-	bool wait_usr1; /* -W: round 1 waits for SIGUSR1 */
-	bool hold;	/* -H: after the rounds, stay until killed */
-	bool verbose;
+	long comms;	   /* -k: the dropper cycles through this many comms; 0: COMM only */
 	const char *times; /* -t: each round's DONTNEED call, timed, to this file */
 	/* -F: the DONTNEED call's user frames in these files, in turn */
 	const char *frames_files[4];
@@ -94,33 +88,41 @@ static long long realtime_ns(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: drainforce [-hv] [-n ROUNDS | -r] [-a CPU_A] [-b CPU_B] [-c COMM] "
-		   "[-k K] [-p PAGES] [-s MS] [-t TIMES] [-F FRAMES] [-W] [-H] FILE\n"
-		   "  -n ROUNDS  rounds to run, one remote drain each (default 100)\n"
-		   "  -r         run rounds until SIGINT/SIGTERM, then print the count\n"
-		   "  -a CPU_A   CPU of the reader, the CPU drained (default 0)\n"
-		   "  -b CPU_B   CPU of the dropper, the caller of the drain (default 1)\n"
-		   "  -c COMM    comm of the threads after setup (default drainforce)\n"
-		   "  -k K       the dropper takes comm COMM-I in round I, I cycling 0..K-1:\n"
-		   "             K distinct sites (COMM at most 15 - digits(K-1) - 1 chars)\n"
-		   "  -p PAGES   uncached pages read per round, 1 to 14 (default 4)\n"
-		   "  -s MS      sleep MS milliseconds after setup, before round 1\n"
-		   "  -t TIMES   write each round's DONTNEED call to TIMES (needs -n): its\n"
-		   "             start (realtime ns) and its length (ns), a line each\n"
-		   "  -W         after setup, wait for SIGUSR1 before round 1 (after any -s)\n"
-		   "  -F FRAMES  make each DONTNEED call (x86_64) with a frame pointer chain\n"
-		   "             of 31 return addresses into FRAMES (1 MiB at least), mapped:\n"
-		   "             a hostile user's stack, as the -T log reads it; up to 4\n"
-		   "             times, the frames in each file in turn\n"
-		   "  -H         after the rounds, print their count and stay until killed:\n"
-		   "             a tracer of its PID goes on\n"
-		   "  -v         describe setup and result on stderr\n"
-		   "  -h         show this help\n"
-		   "FILE must be on a block filesystem (not tmpfs); it is extended to 1 MiB.\n");
+	static const struct usage_option opts[] = {
+	    {"-n ROUNDS", "rounds to run, one remote drain each (default 100)"},
+	    {"-r", "run rounds until SIGINT/SIGTERM, then print the count"},
+	    {"-a CPU_A", "CPU of the reader, the CPU drained (default 0)"},
+	    {"-b CPU_B", "CPU of the dropper, the caller of the drain (default 1)"},
+	    {"-c COMM", "comm of the threads after setup (default drainforce)"},
+	    {"-k K", "the dropper takes comm COMM-I in round I, I cycling 0..K-1:\n"
+		     "K distinct sites (COMM at most 15 - digits(K-1) - 1 chars)"},
+	    {"-p PAGES", "uncached pages read per round, 1 to 14 (default 4)"},
+	    {"-s MS", "sleep MS milliseconds after setup, before round 1"},
+	    {"-t TIMES", "write each round's DONTNEED call to TIMES (needs -n): its\n"
+			 "start (realtime ns) and its length (ns), a line each"},
+	    {"-W", "after setup, wait for SIGUSR1 before round 1 (after any -s)"},
+	    {"-F FRAMES", "make each DONTNEED call (x86_64) with a frame pointer chain\n"
+			  "of 31 return addresses into FRAMES (1 MiB at least), mapped:\n"
+			  "a hostile user's stack, as the -T log reads it; up to 4\n"
+			  "times, the frames in each file in turn"},
+	    {"-H", "after the rounds, print their count and stay until killed:\n"
+		   "a tracer of its PID goes on"},
+	    USAGE_VERBOSE,
+	    USAGE_HELP,
+	};
+
+	print_usage(f,
+		    "[-hv] [-n ROUNDS | -r] [-a CPU_A] [-b CPU_B] [-c COMM] [-k K] [-p PAGES] "
+		    "[-s MS] [-t TIMES] [-F FRAMES] [-W] [-H] FILE",
+		    USAGE_OPTIONS(opts),
+		    "FILE must be on a block filesystem (not tmpfs); it is extended to 1 MiB.\n");
 }
 
-static int parse_option(int opt, const char *arg, struct options *o)
+/* drainforce's own options into self, a struct options. */
+static int parse_option(int opt, const char *arg, void *self)
 {
+	struct options *o = self;
+
 	switch (opt) {
 	case 'n':
 		if (parse_long(arg, 1, 1L << 40, &o->rounds))
@@ -129,16 +131,8 @@ static int parse_option(int opt, const char *arg, struct options *o)
 	case 'r':
 		o->rounds = 0;
 		return 0;
-	case 'a':
-		return parse_cpu(arg, &o->cpu_a);
-	case 'b':
-		return parse_cpu(arg, &o->cpu_b);
-	case 'c':
-		return parse_comm(opt, arg, &o->comm);
 	case 'k':
 		return parse_number(opt, arg, 1, 1000000, &o->comms);
-	case 'p':
-		return parse_number(opt, arg, 1, MAX_PAGES, &o->pages);
 	case 's':
 		if (parse_long(arg, 0, 1L << 30, &o->sleep_ms))
 			return usage_error("bad -s: %s", arg);
@@ -152,49 +146,33 @@ static int parse_option(int opt, const char *arg, struct options *o)
 			return usage_error("-F given more than 4 times");
 		o->frames_files[o->nr_frames_files++] = arg;
 		return 0;
-	case 'v':
-		o->verbose = true;
-		return 0;
-	case 'W':
-		o->wait_usr1 = true;
-		return 0;
-	case 'H':
-		o->hold = true;
-		return 0;
-	case 'h':
-		usage(stdout);
-		return 1;
 	default:
-		return usage_error("unknown option or missing argument: -%c", optopt);
+		return -ENOENT;
 	}
 }
 
 /* 0, or 1 after -h, or -EINVAL after a usage error was reported. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	bool has_n = false, has_r = false;
-	int opt, err;
+	struct common_options *c = &o->common;
+	int err;
 
-	*o = (struct options){.rounds = 100, .cpu_b = 1, .comm = "drainforce", .pages = 4};
-	opterr = 0;
-	while ((opt = getopt(argc, argv, "n:ra:b:c:k:p:s:t:F:vWHh")) != -1) {
-		has_n |= opt == 'n';
-		has_r |= opt == 'r';
-		err = parse_option(opt, optarg, o);
-		if (err)
-			return err;
-	}
-	if (has_n && has_r)
+	*o = (struct options){.rounds = 100,
+			      .common = {.cpu_b = 1, .comm = "drainforce", .pages = 4}};
+	err = parse_workload_options(argc, argv, "n:ra:b:c:k:p:s:t:F:vWHh", c, parse_option, o);
+	if (err)
+		return err;
+	if (c->given['n'] && c->given['r'])
 		return usage_error("-n and -r exclude each other");
 	if (o->times && !o->rounds)
 		return usage_error("-t needs -n");
 	if (optind != argc - 1)
 		return usage_error("expected exactly one FILE");
 	o->path = argv[optind];
-	if (o->comms && strlen(o->comm) + 1 + snprintf(NULL, 0, "%ld", o->comms - 1) > COMM_MAX)
-		return usage_error("-c %s is too long for -k %ld", o->comm, o->comms);
+	if (o->comms && strlen(c->comm) + 1 + snprintf(NULL, 0, "%ld", o->comms - 1) > COMM_MAX)
+		return usage_error("-c %s is too long for -k %ld", c->comm, o->comms);
 	/* The defaults 0 and 1 are checked too. */
-	if (!cpu_online(o->cpu_a) || !cpu_online(o->cpu_b))
+	if (!cpu_online(c->cpu_a) || !cpu_online(c->cpu_b))
 		return usage_error("CPU_A or CPU_B is not online");
 	return 0;
 }
@@ -228,12 +206,12 @@ static void *reader_main(void *arg)
 		return NULL;
 	}
 	for (round = 0; !wait_turn(&ls->to_reader) && !atomic_load(&ls->finished); round++) {
-		err = round == 1 ? take_comm(ls->opts->comm) : 0;
+		err = round == 1 ? take_comm(ls->opts->common.comm) : 0;
 		if (err) {
 			fail(ls, -err, "prctl", &ls->to_dropper);
 			break;
 		}
-		err = read_pages(ls->fd, buf, ls->opts->pages, ls->page_size);
+		err = read_pages(ls->fd, buf, ls->opts->common.pages, ls->page_size);
 		if (err) {
 			fail(ls, -err, "pread", &ls->to_dropper);
 			break;
@@ -250,8 +228,8 @@ static int dropper_comm(const struct options *o, long round)
 	char comm[64]; /* the length was checked against COMM_MAX with the options */
 
 	if (!o->comms)
-		return round == 1 ? take_comm(o->comm) : 0;
-	snprintf(comm, sizeof(comm), "%s-%ld", o->comm, (round - 1) % o->comms);
+		return round == 1 ? take_comm(o->common.comm) : 0;
+	snprintf(comm, sizeof(comm), "%s-%ld", o->common.comm, (round - 1) % o->comms);
 	return take_comm(comm);
 }
 
@@ -388,10 +366,10 @@ static int run_lockstep(struct lockstep *ls, const char **op)
 	    sem_init(&ls->warmed_up, 0, 0) < 0)
 		return -errno;
 	*op = "pthread_create";
-	err = start_pinned(&reader, ls->opts->cpu_a, reader_main, ls);
+	err = start_pinned(&reader, ls->opts->common.cpu_a, reader_main, ls);
 	if (err)
 		return err;
-	err = start_pinned(&dropper, ls->opts->cpu_b, dropper_main, ls);
+	err = start_pinned(&dropper, ls->opts->common.cpu_b, dropper_main, ls);
 	if (err) {
 		fail(ls, -err, *op, &ls->to_reader);
 		pthread_join(reader, NULL);
@@ -405,9 +383,9 @@ static int run_lockstep(struct lockstep *ls, const char **op)
 	sem_post(&ls->to_reader);
 	while (sem_wait(&ls->warmed_up) < 0 && errno == EINTR)
 		;
-	take_comm(ls->opts->comm);
+	take_comm(ls->opts->common.comm);
 	sleep_ms(ls->opts->sleep_ms);
-	if (ls->opts->wait_usr1)
+	if (ls->opts->common.wait_usr1)
 		wait_usr1();
 	sem_post(&ls->to_reader);
 	pthread_join(reader, NULL);
@@ -434,19 +412,19 @@ int main(int argc, char **argv)
 	err = opts.rounds ? 0 : catch_stop_signals();
 	if (err)
 		return runtime_error("sigaction", NULL, err);
-	err = open_uncached(opts.path, opts.pages, ls.page_size, &ls.fd);
+	err = open_uncached(opts.path, opts.common.pages, ls.page_size, &ls.fd);
 	if (err == -EBUSY)
 		return runtime_error("cannot drop the page cache (tmpfs?) of", opts.path,
 				     -EOPNOTSUPP);
 	if (err)
 		return runtime_error("setup of", opts.path, err);
-	if (opts.verbose)
+	if (opts.common.verbose)
 		fprintf(stderr, "drainforce: %s ready: %ld pages a round, CPU_A %ld, CPU_B %ld\n",
-			opts.path, opts.pages, opts.cpu_a, opts.cpu_b);
+			opts.path, opts.common.pages, opts.common.cpu_a, opts.common.cpu_b);
 	err = opts.nr_frames_files ? make_frames(&opts, &ls.frames) : 0;
 	if (err)
 		return runtime_error("-F", NULL, err);
-	if (opts.wait_usr1)
+	if (opts.common.wait_usr1)
 		block_usr1();
 	ls.times = opts.times ? calloc((size_t)opts.rounds, sizeof(*ls.times)) : NULL;
 	if (opts.times && !ls.times)
@@ -460,13 +438,13 @@ int main(int argc, char **argv)
 		return runtime_error("write", opts.times, -errno);
 	if (err)
 		return runtime_error(op, NULL, err);
-	if (opts.verbose)
+	if (opts.common.verbose)
 		fprintf(stderr, "drainforce: %ld rounds done\n", ls.rounds_done);
-	if (!opts.rounds || opts.hold)
+	if (!opts.rounds || opts.common.hold)
 		printf("%ld\n", ls.rounds_done);
 	fflush(stdout);
 	/* a process's exit drains its CPU, and ends drainstat -p: held, it does neither */
-	while (opts.hold)
+	while (opts.common.hold)
 		pause();
 	return 0;
 }

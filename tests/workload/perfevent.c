@@ -24,7 +24,7 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: perfevent CATEGORY/EVENT\n");
+	print_usage(f, "CATEGORY/EVENT", NULL, 0, "");
 }
 
 static int event_id(const char *event, unsigned long long *id)

@@ -71,21 +71,15 @@ enum { SPINNER, DROPPER, WAITER, NR_ROLES };
 #define MAX_THREADS	  (NR_ROLES + MAX_EXTRA_WAITERS)
 
 struct options {
-	long cpu_a;
-	long cpu_b;
-	const char *comm;
+	struct common_options common; /* -H: after the facts, stay until SIGINT/SIGTERM */
 	const char *spin_comm;
 	const char *wait_comm;
-	long pages;
 	long prio;
 	long spin_ms;
 	long wait_delay_ms;
 	long extra_waiters; /* -n */
 	bool second_file;   /* -m: FILE.2 and the waiter */
-	bool wait_usr1;	    /* -W: wait for SIGUSR1 after setup */
-	bool hold;	    /* -H: after the facts, stay until SIGINT/SIGTERM */
 	bool spin_process;  /* -X: the spinner a process of its own */
-	bool verbose;
 	const char *path;
 };
 
@@ -120,62 +114,62 @@ struct run {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: stuckdrain [-hmvWX] [-a CPU_A] [-b CPU_B] [-c COMM] [-S SPIN_COMM]\n"
-		"                  [-w WAIT_COMM] [-p PAGES] [-P PRIO] [-t SPIN_MS]\n"
-		"                  [-d WAIT_DELAY_MS] [-n WAITERS] FILE\n"
-		"  -a CPU_A          CPU of the spinner, the CPU drained (default 1)\n"
-		"  -b CPU_B          CPU of the dropper and the waiter (default 0)\n"
-		"  -c COMM           comm of the dropper and of the main thread after setup\n"
-		"                    (default sd-dropper)\n"
-		"  -S SPIN_COMM      comm of the spinner (default sd-spin)\n"
-		"  -w WAIT_COMM      comm of the waiter (default sd-waiter)\n"
-		"  -p PAGES          uncached pages read per file, 1 to 14, with -m 1 to 7\n"
-		"                    (default 4)\n"
-		"  -P PRIO           SCHED_FIFO priority of the spinner, 1 to 99 (default 50)\n"
-		"  -t SPIN_MS        how long the spinner holds CPU_A, 1 to 120000 (default 2000)\n"
-		"  -m                also a second file FILE.2 and a waiter thread dropping it\n"
-		"  -d WAIT_DELAY_MS  the waiter's call starts WAIT_DELAY_MS after the dropper's\n"
-		"                    (default 200), once the dropper waits in flush_work()\n"
-		"  -n WAITERS        WAITERS more waiters (0 to 200, with -m), each dropping\n"
-		"                    FILE.2 with the first: a pile-up on the drain mutex\n"
-		"  -W                after setup, wait for SIGUSR1 before the spinner starts\n"
-		"  -H                after the facts, print \"held\" on stderr and stay until\n"
-		"                    SIGINT or SIGTERM: a tracer of its PID goes on\n"
-		"  -X                the spinner a process of its own (a child, its tid its\n"
-		"                    pid), which a test may move to another cgroup\n"
-		"  -v                describe setup and result on stderr\n"
-		"  -h                show this help\n"
-		"The drain is held only with RT throttling off: kernel.sched_rt_runtime_us=-1\n"
-		"and, on 6.12+, 0 in debugfs sched/fair_server/cpuN/runtime; else for ~950 ms.\n"
-		"FILE must be on a block filesystem (not tmpfs); it is extended to 1 MiB.\n"
-		"Prints \"pid N\" first, at the end one \"name value\" a line: spinner_tid,\n"
-		"spinner_pid, spinner_cpu, spinner_spin_ms, dropper_tid, dropper_cpu,\n"
-		"dropper_wait_ms, dropper_after_spin_ms (its return after the spin's end;\n"
-		"below 0: the drain was not held to the end) and, with -m, waiter_tid,\n"
-		"waiter_delay_ms, waiter_wait_ms,\n"
-		"waiter_after_flush (1: the dropper was seen waiting for its works first);\n"
-		"with -n, extra_waiters and waiters_wait_ms_max (of all the waiters).\n"
-		"SIGINT or SIGTERM end the -W wait (exit 0, nothing measured) or the spin\n"
-		"early.\n"
-		"Exit codes: 0 ok, 64 usage, 1 a failed operation (one line on stderr).\n");
+	static const struct usage_option opts[] = {
+	    {"-a CPU_A", "CPU of the spinner, the CPU drained (default 1)"},
+	    {"-b CPU_B", "CPU of the dropper and the waiter (default 0)"},
+	    {"-c COMM", "comm of the dropper and of the main thread after setup\n"
+			"(default sd-dropper)"},
+	    {"-S SPIN_COMM", "comm of the spinner (default sd-spin)"},
+	    {"-w WAIT_COMM", "comm of the waiter (default sd-waiter)"},
+	    {"-p PAGES", "uncached pages read per file, 1 to 14, with -m 1 to 7\n"
+			 "(default 4)"},
+	    {"-P PRIO", "SCHED_FIFO priority of the spinner, 1 to 99 (default 50)"},
+	    {"-t SPIN_MS", "how long the spinner holds CPU_A, 1 to 120000 (default 2000)"},
+	    {"-m", "also a second file FILE.2 and a waiter thread dropping it"},
+	    {"-d WAIT_DELAY_MS", "the waiter's call starts WAIT_DELAY_MS after the dropper's\n"
+				 "(default 200), once the dropper waits in flush_work()"},
+	    {"-n WAITERS", "WAITERS more waiters (0 to 200, with -m), each dropping\n"
+			   "FILE.2 with the first: a pile-up on the drain mutex"},
+	    {"-W", "after setup, wait for SIGUSR1 before the spinner starts"},
+	    {"-H", "after the facts, print \"held\" on stderr and stay until\n"
+		   "SIGINT or SIGTERM: a tracer of its PID goes on"},
+	    {"-X", "the spinner a process of its own (a child, its tid its\n"
+		   "pid), which a test may move to another cgroup"},
+	    USAGE_VERBOSE,
+	    USAGE_HELP,
+	};
+
+	print_usage(
+	    f,
+	    "[-hmvWX] [-a CPU_A] [-b CPU_B] [-c COMM] [-S SPIN_COMM]\n"
+	    "                  [-w WAIT_COMM] [-p PAGES] [-P PRIO] [-t SPIN_MS]\n"
+	    "                  [-d WAIT_DELAY_MS] [-n WAITERS] FILE",
+	    USAGE_OPTIONS(opts),
+	    "The drain is held only with RT throttling off: kernel.sched_rt_runtime_us=-1\n"
+	    "and, on 6.12+, 0 in debugfs sched/fair_server/cpuN/runtime; else for ~950 ms.\n"
+	    "FILE must be on a block filesystem (not tmpfs); it is extended to 1 MiB.\n"
+	    "Prints \"pid N\" first, at the end one \"name value\" a line: spinner_tid,\n"
+	    "spinner_pid, spinner_cpu, spinner_spin_ms, dropper_tid, dropper_cpu,\n"
+	    "dropper_wait_ms, dropper_after_spin_ms (its return after the spin's end;\n"
+	    "below 0: the drain was not held to the end) and, with -m, waiter_tid,\n"
+	    "waiter_delay_ms, waiter_wait_ms,\n"
+	    "waiter_after_flush (1: the dropper was seen waiting for its works first);\n"
+	    "with -n, extra_waiters and waiters_wait_ms_max (of all the waiters).\n"
+	    "SIGINT or SIGTERM end the -W wait (exit 0, nothing measured) or the spin\n"
+	    "early.\n"
+	    "Exit codes: 0 ok, 64 usage, 1 a failed operation (one line on stderr).\n");
 }
 
-static int parse_option(int opt, const char *arg, struct options *o)
+/* stuckdrain's own options into self, a struct options. */
+static int parse_option(int opt, const char *arg, void *self)
 {
+	struct options *o = self;
+
 	switch (opt) {
-	case 'a':
-		return parse_cpu(arg, &o->cpu_a);
-	case 'b':
-		return parse_cpu(arg, &o->cpu_b);
-	case 'c':
-		return parse_comm(opt, arg, &o->comm);
 	case 'S':
 		return parse_comm(opt, arg, &o->spin_comm);
 	case 'w':
 		return parse_comm(opt, arg, &o->wait_comm);
-	case 'p':
-		return parse_number(opt, arg, 1, MAX_PAGES, &o->pages);
 	case 'P':
 		return parse_number(opt, arg, 1, 99, &o->prio);
 	case 't':
@@ -184,71 +178,45 @@ static int parse_option(int opt, const char *arg, struct options *o)
 		return parse_number(opt, arg, 0, MAX_SPIN_MS, &o->wait_delay_ms);
 	case 'n':
 		return parse_number(opt, arg, 0, MAX_EXTRA_WAITERS, &o->extra_waiters);
-	default:
-		return usage_error("unknown option or missing argument: -%c", optopt);
-	}
-}
-
-static int parse_flag(int opt, struct options *o)
-{
-	switch (opt) {
 	case 'm':
 		o->second_file = true;
-		return 0;
-	case 'W':
-		o->wait_usr1 = true;
-		return 0;
-	case 'H':
-		o->hold = true;
 		return 0;
 	case 'X':
 		o->spin_process = true;
 		return 0;
-	case 'v':
-		o->verbose = true;
-		return 0;
-	case 'h':
-		usage(stdout);
-		return 1;
 	default:
-		return -ENOENT; /* not a flag */
+		return -ENOENT;
 	}
 }
 
 /* 0, or 1 after -h, or -EINVAL after a usage error was reported. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	int opt, err;
+	struct common_options *c = &o->common;
+	int err;
 
-	*o = (struct options){.cpu_a = 1,
-			      .comm = "sd-dropper",
+	*o = (struct options){.common = {.cpu_a = 1, .comm = "sd-dropper", .pages = 4},
 			      .spin_comm = "sd-spin",
 			      .wait_comm = "sd-waiter",
-			      .pages = 4,
 			      .prio = 50,
 			      .spin_ms = 2000,
 			      .wait_delay_ms = 200};
-	opterr = 0;
-	while ((opt = getopt(argc, argv, "a:b:c:S:w:p:P:t:d:n:mWHXvh")) != -1) {
-		err = parse_flag(opt, o);
-		if (err == -ENOENT)
-			err = parse_option(opt, optarg, o);
-		if (err)
-			return err;
-	}
+	err = parse_workload_options(argc, argv, "a:b:c:S:w:p:P:t:d:n:mWHXvh", c, parse_option, o);
+	if (err)
+		return err;
 	if (optind != argc - 1)
 		return usage_error("expected exactly one FILE");
 	o->path = argv[optind];
 	if (o->extra_waiters && !o->second_file)
 		return usage_error("-n needs -m: the waiters drop FILE.2");
 	/* With -m the pages of both files share CPU A's batch. */
-	if (o->second_file && o->pages * 2 > MAX_PAGES)
-		return usage_error("-p %ld is too many with -m (at most %d)", o->pages,
+	if (o->second_file && c->pages * 2 > MAX_PAGES)
+		return usage_error("-p %ld is too many with -m (at most %d)", c->pages,
 				   MAX_PAGES / 2);
 	/* The defaults 1 and 0 are checked too. */
-	if (!cpu_online(o->cpu_a) || !cpu_online(o->cpu_b))
+	if (!cpu_online(c->cpu_a) || !cpu_online(c->cpu_b))
 		return usage_error("CPU_A or CPU_B is not online");
-	if (o->cpu_a == o->cpu_b)
+	if (c->cpu_a == c->cpu_b)
 		return usage_error("CPU_A and CPU_B must differ: a local drain needs no work");
 	return 0;
 }
@@ -272,9 +240,9 @@ static int read_all_pages(const struct run *r)
 	buf = malloc(r->page_size);
 	if (!buf)
 		return -ENOMEM;
-	err = read_pages(r->fd, buf, r->opts->pages, r->page_size);
+	err = read_pages(r->fd, buf, r->opts->common.pages, r->page_size);
 	if (!err && r->fd2 >= 0)
-		err = read_pages(r->fd2, buf, r->opts->pages, r->page_size);
+		err = read_pages(r->fd2, buf, r->opts->common.pages, r->page_size);
 	free(buf);
 	return err;
 }
@@ -299,15 +267,15 @@ static int warm_up(struct run *r)
 {
 	int err;
 
-	err = pin_self(r->opts->cpu_a);
+	err = pin_self(r->opts->common.cpu_a);
 	if (!err)
 		err = read_all_pages(r);
 	if (!err)
-		err = pin_self(r->opts->cpu_b);
+		err = pin_self(r->opts->common.cpu_b);
 	if (!err)
-		err = drop_cached(r->fd, r->opts->pages, r->page_size);
+		err = drop_cached(r->fd, r->opts->common.pages, r->page_size);
 	if (!err && r->fd2 >= 0)
-		err = drop_cached(r->fd2, r->opts->pages, r->page_size);
+		err = drop_cached(r->fd2, r->opts->common.pages, r->page_size);
 	return err;
 }
 
@@ -418,7 +386,7 @@ static void *dropper_main(void *arg)
 
 	if (!await_go(r, DROPPER))
 		return NULL;
-	err = take_comm(r->opts->comm);
+	err = take_comm(r->opts->common.comm);
 	if (err) {
 		fail(r, -err, "prctl");
 		return NULL;
@@ -532,7 +500,7 @@ static int start_spin_process(struct run *r)
 	pid_t pid;
 
 	CPU_ZERO(&set);
-	CPU_SET(r->opts->cpu_a, &set);
+	CPU_SET(r->opts->common.cpu_a, &set);
 	pid = fork();
 	if (pid < 0)
 		return -errno;
@@ -557,7 +525,7 @@ static int start_threads(struct run *r, pthread_t *threads)
 
 	r->spin_pid = getpid();
 	for (i = 0; i < r->nr_threads; i++) {
-		cpu = i == SPINNER ? r->opts->cpu_a : r->opts->cpu_b;
+		cpu = i == SPINNER ? r->opts->common.cpu_a : r->opts->common.cpu_b;
 		fn = i < NR_ROLES ? role_main[i] : waiter_main;
 		if (i == SPINNER && r->opts->spin_process)
 			err = start_spin_process(r);
@@ -591,9 +559,11 @@ static void reap_spin_process(const struct run *r)
 static void print_tids(const struct run *r)
 {
 	fprintf(stderr, "stuckdrain: pid %d: spinner tid %d on CPU %ld, dropper tid %d on CPU %ld",
-		getpid(), r->tid[SPINNER], r->opts->cpu_a, r->tid[DROPPER], r->opts->cpu_b);
+		getpid(), r->tid[SPINNER], r->opts->common.cpu_a, r->tid[DROPPER],
+		r->opts->common.cpu_b);
 	if (r->nr_threads > WAITER)
-		fprintf(stderr, ", waiter tid %d on CPU %ld", r->tid[WAITER], r->opts->cpu_b);
+		fprintf(stderr, ", waiter tid %d on CPU %ld", r->tid[WAITER],
+			r->opts->common.cpu_b);
 	fprintf(stderr, "\n");
 }
 
@@ -612,10 +582,10 @@ static int run_threads(struct run *r, const char **op)
 	    sem_init(&r->spinning, 1, 0) < 0 || sem_init(&r->dropping, 1, 0) < 0)
 		return -errno;
 	started = start_threads(r, threads);
-	if (r->opts->verbose && started == r->nr_threads)
+	if (r->opts->common.verbose && started == r->nr_threads)
 		print_tids(r);
-	take_comm(r->opts->comm);
-	if (r->opts->wait_usr1 && started == r->nr_threads)
+	take_comm(r->opts->common.comm);
+	if (r->opts->common.wait_usr1 && started == r->nr_threads)
 		wait_usr1();
 	if (stop_requested)
 		atomic_store(&r->abandon, true);
@@ -639,11 +609,11 @@ static int open_files(struct run *r)
 	char path2[4096];
 	int err;
 
-	err = open_uncached(path, o->pages, r->page_size, &r->fd);
+	err = open_uncached(path, o->common.pages, r->page_size, &r->fd);
 	if (!err && o->second_file) {
 		snprintf(path2, sizeof(path2), "%s.2", o->path);
 		path = path2;
-		err = open_uncached(path, o->pages, r->page_size, &r->fd2);
+		err = open_uncached(path, o->common.pages, r->page_size, &r->fd2);
 	}
 	if (err == -EBUSY)
 		return runtime_error("cannot drop the page cache (tmpfs? another user's file?) of",
@@ -673,10 +643,11 @@ static int set_up(struct run *r)
 	err = open_files(r);
 	if (err)
 		return err;
-	if (o->verbose)
+	if (o->common.verbose)
 		fprintf(stderr, "stuckdrain: %s%s ready: %ld pages, CPU_A %ld, CPU_B %ld\n",
-			o->path, o->second_file ? " and FILE.2" : "", o->pages, o->cpu_a, o->cpu_b);
-	if (o->wait_usr1)
+			o->path, o->second_file ? " and FILE.2" : "", o->common.pages,
+			o->common.cpu_a, o->common.cpu_b);
+	if (o->common.wait_usr1)
 		block_usr1();
 	return 0;
 }
@@ -701,14 +672,14 @@ static void describe(const struct run *r)
 	fprintf(stderr,
 		"stuckdrain: the spinner held CPU %ld for %ld ms; the dropper's DONTNEED "
 		"took %ld ms: ",
-		r->opts->cpu_a, spun, held);
+		r->opts->common.cpu_a, spun, held);
 	if (held + 50 >= spun)
 		fprintf(stderr, "the drain was held until the spin ended\n");
 	else if (held >= 50)
 		fprintf(stderr, "the drain was released early (RT throttling, fair server?)\n");
 	else
 		fprintf(stderr, "the drain was not held (were the pages in CPU %ld's batch?)\n",
-			r->opts->cpu_a);
+			r->opts->common.cpu_a);
 	if (r->nr_threads > WAITER)
 		fprintf(stderr,
 			"stuckdrain: the waiter's DONTNEED began %ld ms later, took %ld ms\n",
@@ -721,9 +692,9 @@ static void describe(const struct run *r)
 static void print_facts(const struct run *r)
 {
 	printf("spinner_tid %d\nspinner_pid %d\nspinner_cpu %ld\nspinner_spin_ms %ld\n",
-	       r->tid[SPINNER], r->spin_pid, r->opts->cpu_a, r->wait_ms[SPINNER]);
+	       r->tid[SPINNER], r->spin_pid, r->opts->common.cpu_a, r->wait_ms[SPINNER]);
 	printf("dropper_tid %d\ndropper_cpu %ld\ndropper_wait_ms %ld\n", r->tid[DROPPER],
-	       r->opts->cpu_b, r->wait_ms[DROPPER]);
+	       r->opts->common.cpu_b, r->wait_ms[DROPPER]);
 	/* < 0: the drain ended before the spin did, so the spinner did not hold it to its end */
 	printf("dropper_after_spin_ms %ld\n", ms_between(&r->spin_end, &r->drop_end));
 	if (r->nr_threads > WAITER)
@@ -768,17 +739,17 @@ int main(int argc, char **argv)
 		return runtime_error(op, NULL, err);
 	/* a stop signal before the spin: nothing was measured */
 	if (atomic_load(&r->abandon)) {
-		if (opts.verbose)
+		if (opts.common.verbose)
 			fprintf(stderr, "stuckdrain: stopped before the spin\n");
 		return 0;
 	}
 	print_facts(r);
-	if (opts.verbose)
+	if (opts.common.verbose)
 		describe(r);
 	fflush(stdout);
-	if (opts.hold)
+	if (opts.common.hold)
 		fprintf(stderr, "held\n");
-	while (opts.hold && !stop_requested)
+	while (opts.common.hold && !stop_requested)
 		pause();
 	return 0;
 }

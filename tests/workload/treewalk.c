@@ -24,9 +24,8 @@
 #define WALK_MAX_FDS 64
 
 struct options {
-	const char *comm;
+	struct common_options common;
 	long passes;
-	bool verbose;
 	const char *dir;
 };
 
@@ -45,42 +44,35 @@ static struct walk {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: treewalk [-hv] [-c COMM] [-n PASSES] DIR\n"
-		   "  -c COMM    comm of the walker (default treewalk)\n"
-		   "  -n PASSES  walks of the tree (default 1)\n"
-		   "  -v         print files and bytes read on stdout\n"
-		   "  -h         show this help\n"
-		   "Reads each regular file under DIR (up to 1 MiB of it), then drops it with\n"
-		   "posix_fadvise(POSIX_FADV_DONTNEED); stays on DIR's filesystem.\n");
+	static const struct usage_option opts[] = {
+	    {"-c COMM", "comm of the walker (default treewalk)"},
+	    {"-n PASSES", "walks of the tree (default 1)"},
+	    {"-v", "print files and bytes read on stdout"},
+	    USAGE_HELP,
+	};
+
+	print_usage(f, "[-hv] [-c COMM] [-n PASSES] DIR", USAGE_OPTIONS(opts),
+		    "Reads each regular file under DIR (up to 1 MiB of it), then drops it with\n"
+		    "posix_fadvise(POSIX_FADV_DONTNEED); stays on DIR's filesystem.\n");
+}
+
+/* treewalk's own option, -n, into self: its passes. */
+static int parse_option(int opt, const char *arg, void *self)
+{
+	if (opt != 'n')
+		return -ENOENT;
+	return parse_long(arg, 1, 1L << 30, self) ? usage_error("bad -n: %s", arg) : 0;
 }
 
 /* 0, or 1 after -h, or -EINVAL after a usage error was reported. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	int opt;
+	int err;
 
-	*o = (struct options){.comm = "treewalk", .passes = 1};
-	opterr = 0;
-	while ((opt = getopt(argc, argv, "c:n:vh")) != -1) {
-		switch (opt) {
-		case 'c':
-			if (parse_comm(opt, optarg, &o->comm))
-				return -EINVAL;
-			break;
-		case 'n':
-			if (parse_long(optarg, 1, 1L << 30, &o->passes))
-				return usage_error("bad -n: %s", optarg);
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return 1;
-		default:
-			return usage_error("unknown option or missing argument: -%c", optopt);
-		}
-	}
+	*o = (struct options){.common = {.comm = "treewalk"}, .passes = 1};
+	err = parse_workload_options(argc, argv, "c:n:vh", &o->common, parse_option, &o->passes);
+	if (err)
+		return err;
 	if (optind != argc - 1)
 		return usage_error("expected exactly one DIR");
 	o->dir = argv[optind];
@@ -158,7 +150,7 @@ int main(int argc, char **argv)
 	err = stat(opts.dir, &st) < 0 ? -errno : S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 	if (err)
 		return runtime_error(opts.dir, NULL, err);
-	err = take_comm(opts.comm);
+	err = take_comm(opts.common.comm);
 	if (err)
 		return runtime_error("prctl", NULL, err);
 	walk.buf = malloc(READ_MAX);
@@ -171,7 +163,7 @@ int main(int argc, char **argv)
 	free(walk.buf);
 	if (err)
 		return runtime_error("walking", opts.dir, err);
-	if (opts.verbose)
+	if (opts.common.verbose)
 		printf("files %ld bytes %lld skipped %ld fadvise_errors %ld passes %ld\n",
 		       walk.stats.files, walk.stats.bytes, walk.stats.skipped,
 		       walk.stats.fadvise_errors, opts.passes);

@@ -111,8 +111,10 @@ static int (*find_action(const char *name))(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: trigger [-c COMM] [-n COUNT] [-a CPU -f FILE] "
-		   "compact|drop_caches|move_pages|migrate_pages\n");
+	print_usage(f,
+		    "[-c COMM] [-n COUNT] [-a CPU -f FILE] "
+		    "compact|drop_caches|move_pages|migrate_pages",
+		    NULL, 0, "");
 }
 
 /*
@@ -146,33 +148,31 @@ static int batch_on_cpu(struct batch *b)
 	return b->err ? runtime_error("read", b->path, b->err) : 0;
 }
 
-/* 0, or -EINVAL after a usage error was reported. */
-static int parse_options(int argc, char **argv, const char **comm, long *count, struct batch *b)
-{
-	bool has_a = false;
-	int opt, err = 0;
+struct options {
+	struct common_options common; /* -a CPU: b's, with -f */
+	long count;
+	const char *path; /* -f */
+};
 
-	opterr = 0;
-	while (!err && (opt = getopt(argc, argv, "c:n:a:f:")) != -1) {
-		switch (opt) {
-		case 'c':
-			err = parse_comm(opt, optarg, comm);
-			break;
-		case 'n':
-			err = parse_number(opt, optarg, 1, 1000000, count);
-			break;
-		case 'a':
-			has_a = true;
-			err = parse_cpu(optarg, &b->cpu);
-			break;
-		case 'f':
-			b->path = optarg;
-			break;
-		default:
-			err = usage_error("unknown option or missing argument: -%c", optopt);
-		}
-	}
-	if (!err && has_a != (b->path != NULL))
+/* trigger's own options into self, a struct options: -n and -f. */
+static int parse_option(int opt, const char *arg, void *self)
+{
+	struct options *o = self;
+
+	if (opt == 'n')
+		return parse_number(opt, arg, 1, 1000000, &o->count);
+	if (opt != 'f')
+		return -ENOENT;
+	o->path = arg;
+	return 0;
+}
+
+/* 0, or -EINVAL after a usage error was reported. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	int err = parse_workload_options(argc, argv, "c:n:a:f:", &o->common, parse_option, o);
+
+	if (!err && o->common.given['a'] != (o->path != NULL))
 		err = usage_error("-a and -f go together");
 	if (!err && (optind != argc - 1 || !find_action(argv[optind])))
 		err = usage_error("expected one action");
@@ -182,21 +182,23 @@ static int parse_options(int argc, char **argv, const char **comm, long *count, 
 int main(int argc, char **argv)
 {
 	struct batch b = {.fd = -1, .page_size = sysconf(_SC_PAGESIZE)};
-	const char *comm = "trigger";
-	long count = 1, i;
+	struct options o = {.common = {.comm = "trigger"}, .count = 1};
 	int (*run)(void);
+	long i;
 	int err;
 
-	if (parse_options(argc, argv, &comm, &count, &b))
+	if (parse_options(argc, argv, &o))
 		return EXIT_USAGE;
 	run = find_action(argv[optind]);
+	b.cpu = o.common.cpu_a;
+	b.path = o.path;
 	if (b.path) {
 		err = open_uncached(b.path, BATCH_PAGES, b.page_size, &b.fd);
 		if (err)
 			return runtime_error("open", b.path, err);
 	}
-	take_comm(comm);
-	for (i = 0; i < count; i++) {
+	take_comm(o.common.comm);
+	for (i = 0; i < o.count; i++) {
 		err = batch_on_cpu(&b);
 		if (err)
 			return err;

@@ -30,11 +30,8 @@
 #define SETUP_COMM "wd-setup"
 
 struct options {
+	struct common_options common;
 	long rounds;
-	long cpu_b;
-	const char *comm;
-	long pages;
-	bool verbose;
 	const char *path;
 };
 
@@ -62,47 +59,43 @@ struct wide {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: widedrain [-hv] [-n ROUNDS] [-b CPU_B] [-c COMM] [-p PAGES] FILE\n"
-		   "  -n ROUNDS  rounds to run, one drain each with a work on every reader CPU\n"
-		   "             (default 50)\n"
-		   "  -b CPU_B   CPU of the dropper, the caller of the drains (default 0); a\n"
-		   "             reader runs on every other online CPU\n"
-		   "  -c COMM    comm of the threads after setup (default widedrain)\n"
-		   "  -p PAGES   uncached pages each reader reads a round, 1 to 14 (default 1)\n"
-		   "  -v         describe setup and result on stderr\n"
-		   "  -h         show this help\n"
-		   "FILE must be on a block filesystem (not tmpfs); it is extended to hold the\n"
-		   "readers' pages. Prints the reader CPUs (a CPU list) once setup is done.\n");
+	static const struct usage_option opts[] = {
+	    {"-n ROUNDS", "rounds to run, one drain each with a work on every reader CPU\n"
+			  "(default 50)"},
+	    {"-b CPU_B", "CPU of the dropper, the caller of the drains (default 0); a\n"
+			 "reader runs on every other online CPU"},
+	    {"-c COMM", "comm of the threads after setup (default widedrain)"},
+	    {"-p PAGES", "uncached pages each reader reads a round, 1 to 14 (default 1)"},
+	    USAGE_VERBOSE,
+	    USAGE_HELP,
+	};
+
+	print_usage(f, "[-hv] [-n ROUNDS] [-b CPU_B] [-c COMM] [-p PAGES] FILE",
+		    USAGE_OPTIONS(opts),
+		    "FILE must be on a block filesystem (not tmpfs); it is extended to hold the\n"
+		    "readers' pages. Prints the reader CPUs (a CPU list) once setup is done.\n");
 }
 
+/* widedrain's own option, -n, into self: its rounds. */
+static int parse_option(int opt, const char *arg, void *self)
+{
+	return opt == 'n' ? parse_number(opt, arg, 1, 1L << 30, self) : -ENOENT;
+}
+
+/* 0, or 1 after -h, or -EINVAL after a usage error was reported. */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	int opt, err = 0;
+	struct common_options *c = &o->common;
+	int err;
 
-	*o = (struct options){.rounds = 50, .comm = "widedrain", .pages = 1};
-	opterr = 0;
-	while (!err && (opt = getopt(argc, argv, "n:b:c:p:vh")) != -1) {
-		if (opt == 'n')
-			err = parse_number(opt, optarg, 1, 1L << 30, &o->rounds);
-		else if (opt == 'b')
-			err = parse_cpu(optarg, &o->cpu_b);
-		else if (opt == 'c')
-			err = parse_comm(opt, optarg, &o->comm);
-		else if (opt == 'p')
-			err = parse_number(opt, optarg, 1, MAX_PAGES, &o->pages);
-		else if (opt == 'v')
-			o->verbose = true;
-		else if (opt == 'h')
-			return usage(stdout), 1;
-		else
-			err = usage_error("unknown option or missing argument: -%c", optopt);
-	}
+	*o = (struct options){.rounds = 50, .common = {.comm = "widedrain", .pages = 1}};
+	err = parse_workload_options(argc, argv, "n:b:c:p:vh", c, parse_option, &o->rounds);
 	if (err)
 		return err;
 	if (optind != argc - 1)
 		return usage_error("expected exactly one FILE");
 	o->path = argv[optind];
-	return cpu_online(o->cpu_b) ? 0 : usage_error("CPU_B %ld is not online", o->cpu_b);
+	return cpu_online(c->cpu_b) ? 0 : usage_error("CPU_B %ld is not online", c->cpu_b);
 }
 
 /* Record the first failure; the barriers still see every thread through the round. */
@@ -143,9 +136,9 @@ static void *reader_main(void *arg)
 	for (round = 0; round_begins(w) && round <= w->opts->rounds; round++) {
 		if (!buf)
 			break;
-		if (round == 1 && take_comm(w->opts->comm))
+		if (round == 1 && take_comm(w->opts->common.comm))
 			fail(w, errno, "prctl");
-		for (i = 0; i < w->opts->pages && !atomic_load(&w->err); i++)
+		for (i = 0; i < w->opts->common.pages && !atomic_load(&w->err); i++)
 			if (pread(w->fd, buf, (size_t)w->page_size,
 				  (r->first_page + i) * w->page_size) != w->page_size)
 				fail(w, errno ? errno : EIO, "pread");
@@ -162,7 +155,7 @@ static void drop_rounds(struct wide *w)
 	int err;
 
 	for (round = 0; round_begins(w) && round <= w->opts->rounds; round++) {
-		if (round == 1 && take_comm(w->opts->comm))
+		if (round == 1 && take_comm(w->opts->common.comm))
 			fail(w, errno, "prctl");
 		pthread_barrier_wait(&w->read);
 		err = posix_fadvise(w->fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -183,10 +176,10 @@ static int make_readers(struct wide *w)
 	if (!w->readers)
 		return -ENOMEM;
 	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		if (cpu == w->opts->cpu_b || !CPU_ISSET(cpu, &online) || !cpu_online(cpu))
+		if (cpu == w->opts->common.cpu_b || !CPU_ISSET(cpu, &online) || !cpu_online(cpu))
 			continue;
 		w->readers[w->nr_readers] = (struct reader){
-		    .w = w, .cpu = cpu, .first_page = w->nr_readers * w->opts->pages};
+		    .w = w, .cpu = cpu, .first_page = w->nr_readers * w->opts->common.pages};
 		w->nr_readers++;
 	}
 	return w->nr_readers ? 0 : -ENODEV;
@@ -258,7 +251,7 @@ int main(int argc, char **argv)
 	err = take_comm(SETUP_COMM);
 	if (!err)
 		err = make_readers(&w);
-	pages = w.nr_readers * opts.pages;
+	pages = w.nr_readers * opts.common.pages;
 	if (!err)
 		err = extend_file(opts.path, pages * w.page_size);
 	if (!err)
@@ -267,17 +260,17 @@ int main(int argc, char **argv)
 		return runtime_error("cannot drop the page cache (tmpfs?) of", opts.path,
 				     -EOPNOTSUPP);
 	if (!err)
-		err = pin_self(opts.cpu_b);
+		err = pin_self(opts.common.cpu_b);
 	if (err)
 		return runtime_error(op, opts.path, err);
-	if (opts.verbose)
+	if (opts.common.verbose)
 		fprintf(stderr, "widedrain: %s ready: %d readers, %ld pages each, CPU_B %ld\n",
-			opts.path, w.nr_readers, opts.pages, opts.cpu_b);
+			opts.path, w.nr_readers, opts.common.pages, opts.common.cpu_b);
 	err = run_rounds(&w, &op);
 	close(w.fd);
 	if (err)
 		return runtime_error(op, NULL, err);
-	if (opts.verbose)
+	if (opts.common.verbose)
 		fprintf(stderr, "widedrain: %ld rounds done\n", opts.rounds);
 	free(w.readers);
 	return 0;

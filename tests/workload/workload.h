@@ -7,7 +7,12 @@
  * everything here is static; static inline, so that what a workload does not use
  * costs nothing and draws no -Wunused warning. Before including it a workload
  * defines _GNU_SOURCE (before any header) and WORKLOAD_NAME, the prefix of its
- * messages, and it defines usage(), which usage_error() prints.
+ * messages, and it defines usage(), which usage_error() prints: print_usage()
+ * with its synopsis, its options' lines and its notes.
+ *
+ * The options the workloads share are parsed here (parse_workload_options()):
+ * -a CPU_A, -b CPU_B, -c COMM, -p PAGES, -v, -W, -H and -h, each taken by the
+ * workloads whose getopt string names it; a workload parses only its own.
  */
 #ifndef WORKLOAD_H
 #define WORKLOAD_H
@@ -128,6 +133,116 @@ static inline int parse_number(int opt, const char *arg, long min, long max, lon
 		return usage_error("bad -%c: %s (%ld to %ld)", opt, arg, min, max);
 	return 0;
 }
+
+/* The shared options' values; a workload sets its defaults before parsing. */
+struct common_options {
+	long cpu_a;	  /* -a CPU_A, online */
+	long cpu_b;	  /* -b CPU_B, online */
+	const char *comm; /* -c COMM, 1 to COMM_MAX bytes */
+	long pages;	  /* -p PAGES, 1 to MAX_PAGES */
+	bool verbose;	  /* -v */
+	bool wait_usr1;	  /* -W: wait for SIGUSR1 after setup */
+	bool hold;	  /* -H: stay once done, until killed */
+	bool given[128];  /* each option letter met, shared or not */
+};
+
+/* 0, or 1 after -h, or -EINVAL after a usage error, or -ENOENT: opt is not a shared option. */
+static inline int parse_common_option(int opt, const char *arg, struct common_options *c)
+{
+	switch (opt) {
+	case 'a':
+		return parse_cpu(arg, &c->cpu_a);
+	case 'b':
+		return parse_cpu(arg, &c->cpu_b);
+	case 'c':
+		return parse_comm(opt, arg, &c->comm);
+	case 'p':
+		return parse_number(opt, arg, 1, MAX_PAGES, &c->pages);
+	case 'v':
+		c->verbose = true;
+		return 0;
+	case 'W':
+		c->wait_usr1 = true;
+		return 0;
+	case 'H':
+		c->hold = true;
+		return 0;
+	case 'h':
+		usage(stdout);
+		return 1;
+	default:
+		return -ENOENT;
+	}
+}
+
+/*
+ * The workload's own option opt (its argument arg) into self: 0, -EINVAL after
+ * a usage error was reported, or -ENOENT if opt is none of its options.
+ */
+typedef int (*own_option_fn)(int opt, const char *arg, void *self);
+
+/*
+ * getopt() over argv with optstring, the shared options into c, the others by
+ * own into self (own NULL: the workload has none); up to the first error.
+ * 0, or 1 after -h, or -EINVAL after a usage error was reported.
+ */
+static inline int parse_workload_options(int argc, char **argv, const char *optstring,
+					 struct common_options *c, own_option_fn own, void *self)
+{
+	int opt, err = 0;
+
+	opterr = 0;
+	while (!err && (opt = getopt(argc, argv, optstring)) != -1) {
+		if (opt > 0 && opt < (int)sizeof(c->given))
+			c->given[opt] = true;
+		err = parse_common_option(opt, optarg, c);
+		if (err == -ENOENT && own)
+			err = own(opt, optarg, self);
+		if (err == -ENOENT)
+			err = usage_error("unknown option or missing argument: -%c", optopt);
+	}
+	return err;
+}
+
+/* An option's entry in a usage text: "-a CPU_A" and its help, lines split at '\n'. */
+struct usage_option {
+	const char *name;
+	const char *help;
+};
+
+#define USAGE_VERBOSE                                                                              \
+	{                                                                                          \
+		"-v", "describe setup and result on stderr"                                        \
+	}
+#define USAGE_HELP                                                                                 \
+	{                                                                                          \
+		"-h", "show this help"                                                             \
+	}
+
+/*
+ * "usage: NAME SYNOPSIS", then the options, their help in one column two spaces
+ * past the longest name, then the notes (each line ending in '\n').
+ */
+static inline void print_usage(FILE *f, const char *synopsis, const struct usage_option *opts,
+			       int nr_opts, const char *notes)
+{
+	int i, width = 0, len;
+	const char *help, *nl;
+
+	fprintf(f, "usage: " WORKLOAD_NAME " %s\n", synopsis);
+	for (i = 0; i < nr_opts; i++)
+		if ((len = (int)strlen(opts[i].name)) > width)
+			width = len;
+	for (i = 0; i < nr_opts; i++) {
+		fprintf(f, "  %-*s", width + 2, opts[i].name);
+		for (help = opts[i].help; (nl = strchr(help, '\n')); help = nl + 1)
+			fprintf(f, "%.*s\n  %*s", (int)(nl - help), help, width + 2, "");
+		fprintf(f, "%s\n", help);
+	}
+	fputs(notes, f);
+}
+
+#define USAGE_OPTIONS(opts) (opts), (int)(sizeof(opts) / sizeof((opts)[0]))
 
 /* "NAME: OP[ WHAT]: strerror(-err)" on stderr; the exit code 1. */
 static inline int runtime_error(const char *op, const char *what, int err)
