@@ -9,6 +9,7 @@
 #include <bpf/bpf_tracing.h>
 #include "drainstat.h"
 #include "works.bpf.h"
+#include "drain_calls.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -50,27 +51,5 @@ SEC("raw_tp/sys_exit")
 int BPF_PROG(end_test, __u64 work)
 {
 	on_end((struct work_struct *)work);
-	return 0;
-}
-
-/* A drain begins in the task, seen at its entry (as in tests/bpf/in_place.bpf.c). */
-SEC("raw_tp/sys_enter")
-int BPF_PROG(enter_test)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct drain_state *d = drain_state_get((__u32)pid_tgid);
-
-	if (!d)
-		return 0;
-	drain_begin(ctx, d, pid_tgid, bpf_ktime_get_ns(), NULL, 0, 0, false, true);
-	d->in_call = CALL_API;
-	return 0;
-}
-
-/* The task's drain returns. */
-SEC("raw_tp/sys_exit")
-int BPF_PROG(exit_test)
-{
-	drain_exit(ctx, CALL_API, false);
 	return 0;
 }

@@ -115,7 +115,7 @@ static void test_unseen_entry_joined(void)
 	CHECK(s.hist[SITE_WAIT_NS].count == 1 && counter(CNT_WAIT_REVISED) == 1);
 	CHECK(counter(CNT_PARTIAL_WAITS) == 1);
 	/* the exit, seen, finds no call entered: the drain ended at its last work */
-	run(skel->progs.exit_test, 0, 0, 0);
+	run(skel->progs.drain_exit_test, 0, 0, 0);
 	CHECK(site(&s) && s.count[SITE_DRAINS] == 1 && s.hist[SITE_WAIT_NS].count == 1);
 }
 
@@ -135,9 +135,9 @@ static void test_entry_after_unseen(void)
 	struct site_stats s;
 
 	work(1, 0x1000, false);
-	run(skel->progs.enter_test, 0, 0, 0);
+	run(skel->progs.drain_enter_test, 0, 0, 0);
 	work(1, 0x2000, true);
-	run(skel->progs.exit_test, 0, 0, 0);
+	run(skel->progs.drain_exit_test, 0, 0, 0);
 	CHECK(site(&s));
 	CHECK(s.count[SITE_DRAINS] == 2 && s.count[SITE_REMOTE_WORKS] == 2);
 	CHECK(s.hist[SITE_WAIT_NS].count == 2 && counter(CNT_PARTIAL_WAITS) == 1);
