@@ -27,6 +27,7 @@
 #include <bpf/libbpf.h>
 
 #include "check.h"
+#include "cpu0.h"
 #include "drainstat.h"
 #include "tests/in_place.skel.h"
 
@@ -184,18 +185,13 @@ int main(void)
 	};
 	int failed = 0, err;
 	size_t i;
-	cpu_set_t cpu0;
 
 	if (libbpf_num_possible_cpus() < 2) {
 		printf("SKIP bpf_in_place: one CPU, none to drain in place\n");
 		return 0;
 	}
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
-	if (sched_setaffinity(0, sizeof(cpu0), &cpu0)) {
-		printf("FAIL bpf: run on CPU 0: %s\n", strerror(errno));
+	if (pin_to_cpu0())
 		return 1;
-	}
 	/* each test on freshly loaded programs: no drain state, empty sites */
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
 		err = open_programs(tests[i].how);

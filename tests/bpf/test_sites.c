@@ -26,6 +26,7 @@
 #include <bpf/libbpf.h>
 
 #include "check.h"
+#include "cpu0.h"
 #include "counters.h"
 #include "drainstat.h"
 #include "monotonic.h"
@@ -242,14 +243,9 @@ int main(void)
 	};
 	int failed = 0, err;
 	size_t i;
-	cpu_set_t cpu0;
 
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
-	if (sched_setaffinity(0, sizeof(cpu0), &cpu0)) {
-		printf("FAIL bpf: run on CPU 0: %s\n", strerror(errno));
+	if (pin_to_cpu0())
 		return 1;
-	}
 	nr_cpus = libbpf_num_possible_cpus();
 	if (nr_cpus < 0) {
 		printf("FAIL bpf: the possible CPUs: %s\n", strerror(-nr_cpus));
