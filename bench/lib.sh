@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # Shared by the bench scripts (bench/run, bench/peers, bench/scale; bench/vm.sh in
-# QEMU): processes, waiting, statistics and BPF program lookups. Sourced; sets
-# nothing global but NAP_FD (see nap) and SETTLE_S (see settle).
+# QEMU): processes, waiting, statistics, BPF program lookups and tracefs for
+# bpftrace. Sourced; sets nothing global but NAP_FD (see nap), SETTLE_S (see
+# settle), TRACEFS and TRACEFS_MOUNTED (see ensure_tracefs).
 
 die() {
 	echo "bench: $*" >&2
@@ -112,4 +113,25 @@ stats_snapshot() {
 				print n, t + 0, c + 0 }' >>"$out"
 		done
 	done
+}
+
+TRACEFS=/sys/kernel/tracing
+TRACEFS_MOUNTED=
+
+is_tracefs() { [ "$(stat -f -c %T "$TRACEFS" 2>/dev/null)" = tracefs ]; }
+
+# bpftrace reads tracepoint formats from tracefs and, unlike drainstat, does not
+# mount it. Checked before each start: another drainstat on this machine may
+# unmount the tracefs it mounted itself.
+ensure_tracefs() {
+	is_tracefs && return 0
+	mount -t tracefs nodev "$TRACEFS" || die "cannot mount tracefs at $TRACEFS"
+	TRACEFS_MOUNTED=1
+}
+
+# What ensure_tracefs mounted, unmounted as drainstat does: lazily, so that a
+# tracer that still holds a file keeps it.
+release_tracefs() {
+	[ -n "$TRACEFS_MOUNTED" ] && is_tracefs && umount -l "$TRACEFS"
+	TRACEFS_MOUNTED=
 }
