@@ -237,10 +237,10 @@ void model__explain_work(struct model_work *w, const struct stall_system *sys);
 
 /*
  * Slow but not stuck: which part of site s's wait dominates it, from the
- * histograms info says are measured (model_stall.c).
+ * histograms m's info says are measured, and where dispatch dominates, which
+ * of m's CPUs are slow to start the works (model_stall.c).
  */
-void model__slow_site(const struct model_site *s, const struct model_info *info,
-		      struct slow_site *out);
+void model__slow_site(const struct model *m, const struct model_site *s, struct slow_site *out);
 
 /*
  * The cause of a drain's stall, as the export's reason label has it: a mutex

@@ -4,6 +4,7 @@
  * state read with them (stall.h classifies): a pending work's CPU, or the
  * drain mutex a waiter waits for.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "model_int.h"
@@ -109,9 +110,30 @@ enum stall_cause model__drain_cause(const struct model_drain *md)
 	return STALL_UNKNOWN;
 }
 
-void model__slow_site(const struct model_site *s, const struct model_info *info,
-		      struct slow_site *out)
+/* The dispatch p99 of each CPU with works, into the slow site's named CPUs. */
+static void slow_cpus(const struct model *m, struct slow_site *out)
 {
+	struct cpu_dispatch *cpus;
+	bool lower_bound;
+	int i, n = 0;
+
+	cpus = m->nr_cpus ? calloc((size_t)m->nr_cpus, sizeof(*cpus)) : NULL;
+	if (!cpus)
+		return;
+	for (i = 0; i < m->nr_cpus; i++) {
+		if (!m->cpus[i].hist[CPU_DISPATCH_NS].count)
+			continue;
+		cpus[n].cpu = m->cpus[i].cpu;
+		cpus[n++].p99_ns =
+		    hist__percentile(&m->cpus[i].hist[CPU_DISPATCH_NS], 0.99, &lower_bound);
+	}
+	stall__slow_cpus(cpus, n, out);
+	free(cpus);
+}
+
+void model__slow_site(const struct model *m, const struct model_site *s, struct slow_site *out)
+{
+	const struct model_info *info = &m->info;
 	static const enum site_hist hists[WAIT_PARTS] = {
 	    [PART_OWN] = SITE_OWN_NS,
 	    [PART_LOCK] = SITE_LOCK_NS,
@@ -131,4 +153,6 @@ void model__slow_site(const struct model_site *s, const struct model_info *info,
 		parts[p] = out->measured[p] ? s->hist[hists[p]].sum : 0;
 	stall__slow_site(hist__percentile(wait, 0.99, &lower_bound), wait->sum, parts, out);
 	out->wait_p99_is_lower_bound = lower_bound;
+	if (out->slow && out->dominant == PART_DISPATCH)
+		slow_cpus(m, out);
 }

@@ -206,17 +206,48 @@ static void put_container(struct json *j, const char *cgroup, const struct model
 }
 
 /*
+ * Where dispatch dominates and the CPUs' dispatch is known, "slow_cpus":
+ * [{"cpu", "dispatch_p99_ns"}] of those slow to start the works (the slowest
+ * first, at most STALL_SLOW_CPUS), "slow_cpus_more" (how many more),
+ * "other_cpus" and "other_cpus_dispatch_p99_ns" (the slowest of them); else
+ * all four null.
+ */
+static void put_slow_cpus(struct json *j, const struct slow_site *slow)
+{
+	int i, shown = slow->nr_slow_cpus < STALL_SLOW_CPUS ? slow->nr_slow_cpus : STALL_SLOW_CPUS;
+	static const char *const keys[] = {"slow_cpus", "slow_cpus_more", "other_cpus",
+					   "other_cpus_dispatch_p99_ns"};
+
+	if (!slow->nr_slow_cpus) {
+		for (i = 0; i < (int)(sizeof(keys) / sizeof(keys[0])); i++)
+			json_cstr(j, keys[i], NULL);
+		return;
+	}
+	json_open(j, keys[0], '[');
+	for (i = 0; i < shown; i++) {
+		json_open(j, NULL, '{');
+		json_u64(j, "cpu", (__u64)slow->slow_cpus[i].cpu);
+		json_u64(j, "dispatch_p99_ns", slow->slow_cpus[i].p99_ns);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	json_u64(j, keys[1], (__u64)(slow->nr_slow_cpus - shown));
+	json_u64(j, keys[2], (__u64)slow->nr_other_cpus);
+	json_u64(j, keys[3], slow->others_p99_ns);
+}
+
+/*
  * "slow": null, or for a slow site (wait p99 of STALL_SLOW_SITE_NS or more)
  * {"wait_p99_ns", "wait_p99_is_lower_bound", "dominant", "parts_ns": {"own",
  * "lock", "dispatch", "run"}}: each part's share of its total wait, null where
- * not measured.
+ * not measured; and its slow CPUs (put_slow_cpus()).
  */
-static void put_slow_site(struct json *j, const struct model_site *s, const struct model_info *info)
+static void put_slow_site(struct json *j, const struct model *m, const struct model_site *s)
 {
 	struct slow_site slow;
 	int p;
 
-	model__slow_site(s, info, &slow);
+	model__slow_site(m, s, &slow);
 	if (!slow.slow) {
 		json_cstr(j, "slow", NULL);
 		return;
@@ -233,11 +264,14 @@ static void put_slow_site(struct json *j, const struct model_site *s, const stru
 			json_cstr(j, stall__part_key(p), NULL);
 	}
 	json_close(j, '}');
+	put_slow_cpus(j, &slow);
 	json_close(j, '}');
 }
 
-static void put_site(struct json *j, const struct model_site *s, const struct model_info *info)
+static void put_site(struct json *j, const struct model *m, const struct model_site *s)
 {
+	const struct model_info *info = &m->info;
+
 	json_open(j, NULL, '{');
 	json_str(j, "site", s->site, MODEL_NAME_LEN);
 	/* one schema whatever --by says: a part that does not key the rows is null (cgroup_id 0) */
@@ -247,7 +281,7 @@ static void put_site(struct json *j, const struct model_site *s, const struct mo
 	put_container(j, info->by_cgroup ? s->cgroup : NULL, &s->pod);
 	put_metrics(j, info, s->count, metric__site_count, SITE_COUNTS, s->hist, metric__site_hist,
 		    SITE_HISTS);
-	put_slow_site(j, s, info);
+	put_slow_site(j, m, s);
 	put_stacks(j, s);
 	json_close(j, '}');
 }
@@ -262,7 +296,7 @@ static void put_sites(struct json *j, const struct model *m)
 
 	json_open(j, "sites", '[');
 	for (i = 0; i < m->nr_sites; i++)
-		put_site(j, &m->sites[i], &m->info);
+		put_site(j, m, &m->sites[i]);
 	json_close(j, ']');
 }
 

@@ -354,13 +354,13 @@ static double share(__u64 part, __u64 whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
-static void print_slow_site(FILE *f, const struct model_site *s, const struct model_info *info)
+static void print_slow_site(FILE *f, const struct model *m, const struct model_site *s)
 {
+	char d[UNITS_DURATION_LEN], text[STALL_SLOW_TEXT_LEN];
 	struct slow_site slow;
-	char d[UNITS_DURATION_LEN];
 	int p;
 
-	model__slow_site(s, info, &slow);
+	model__slow_site(m, s, &slow);
 	if (!slow.slow)
 		return;
 	fprintf(f, "    slow: wait p99 %s%s;", slow.wait_p99_is_lower_bound ? ">=" : "",
@@ -372,7 +372,7 @@ static void print_slow_site(FILE *f, const struct model_site *s, const struct mo
 		else
 			fprintf(f, "%.0f%%", share(slow.part_ns[p], slow.wait_ns));
 	}
-	fprintf(f, ": %s\n", stall__part_text(slow.dominant));
+	fprintf(f, ": %s\n", stall__slow_text(&slow, text, sizeof(text)));
 }
 
 static void print_sites(FILE *f, const struct model *m, const struct text_opts *opts)
@@ -388,7 +388,7 @@ static void print_sites(FILE *f, const struct model *m, const struct text_opts *
 			print_site_header(f, &w, &m->info);
 		any = true;
 		print_site_row(f, &m->sites[i], &w, &m->info);
-		print_slow_site(f, &m->sites[i], &m->info);
+		print_slow_site(f, m, &m->sites[i]);
 		if (opts->stacks && m->info.by_cgroup)
 			print_cgroup(f, &m->sites[i]);
 		if (opts->stacks)

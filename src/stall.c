@@ -533,3 +533,75 @@ void stall__slow_site(__u64 wait_p99, __u64 wait_sum, const __u64 *part_sum, str
 		if (out->part_ns[p] > out->part_ns[out->dominant])
 			out->dominant = (enum wait_part)p;
 }
+
+/* Slower first; by CPU number where equal. */
+static bool before(const struct cpu_dispatch *a, const struct cpu_dispatch *b)
+{
+	return a->p99_ns != b->p99_ns ? a->p99_ns > b->p99_ns : a->cpu < b->cpu;
+}
+
+void stall__slow_cpus(const struct cpu_dispatch *cpus, int n, struct slow_site *out)
+{
+	__u64 slowest = 0;
+	int i, k;
+
+	out->nr_slow_cpus = out->nr_other_cpus = 0;
+	out->others_p99_ns = 0;
+	for (i = 0; i < n; i++)
+		if (cpus[i].p99_ns > slowest)
+			slowest = cpus[i].p99_ns;
+	for (i = 0; i < n; i++) {
+		if (cpus[i].p99_ns < slowest - slowest / 2) {
+			out->nr_other_cpus++;
+			if (cpus[i].p99_ns > out->others_p99_ns)
+				out->others_p99_ns = cpus[i].p99_ns;
+			continue;
+		}
+		/* an insertion into the kept few, slowest first */
+		k = out->nr_slow_cpus < STALL_SLOW_CPUS ? out->nr_slow_cpus : STALL_SLOW_CPUS;
+		for (; k > 0 && before(&cpus[i], &out->slow_cpus[k - 1]); k--)
+			if (k < STALL_SLOW_CPUS)
+				out->slow_cpus[k] = out->slow_cpus[k - 1];
+		if (k < STALL_SLOW_CPUS)
+			out->slow_cpus[k] = cpus[i];
+		out->nr_slow_cpus++;
+	}
+}
+
+/*
+ * "...: the works are slow to start on CPU 3 (dispatch p99 40ms); at most
+ * 90us on the 3 other CPUs", "on CPU 3 (40ms), CPU 1 (35ms) and 2 more", or
+ * "on all 4 CPUs alike (dispatch p99 up to 2ms)".
+ */
+const char *stall__slow_text(const struct slow_site *s, char *buf, size_t size)
+{
+	struct text t = {.buf = buf, .size = size};
+	char d[UNITS_DURATION_LEN];
+	int i, shown;
+
+	buf[0] = '\0';
+	if (s->dominant != PART_DISPATCH || !s->nr_slow_cpus) {
+		add(&t, "%s", stall__part_text(s->dominant));
+		return buf;
+	}
+	add(&t, "dispatch dominates: the works are slow to start ");
+	if (!s->nr_other_cpus && s->nr_slow_cpus > 1) {
+		add(&t, "on all %d CPUs alike (dispatch p99 up to %s)", s->nr_slow_cpus,
+		    units__duration(s->slow_cpus[0].p99_ns, d, sizeof(d)));
+		return buf;
+	}
+	shown = s->nr_slow_cpus < STALL_SLOW_CPUS ? s->nr_slow_cpus : STALL_SLOW_CPUS;
+	for (i = 0; i < shown; i++)
+		add(&t, "%sCPU %d (%s%s)", i ? ", " : "on ", s->slow_cpus[i].cpu,
+		    i ? "" : "dispatch p99 ",
+		    units__duration(s->slow_cpus[i].p99_ns, d, sizeof(d)));
+	if (s->nr_slow_cpus > shown)
+		add(&t, " and %d more", s->nr_slow_cpus - shown);
+	if (s->nr_other_cpus)
+		add(&t, "; at most %s on the %d other CPU%s",
+		    units__duration(s->others_p99_ns, d, sizeof(d)), s->nr_other_cpus,
+		    s->nr_other_cpus > 1 ? "s" : "");
+	else
+		add(&t, ", the one CPU with works");
+	return buf;
+}

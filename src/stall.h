@@ -155,6 +155,15 @@ enum wait_part { PART_OWN, PART_LOCK, PART_DISPATCH, PART_RUN, WAIT_PARTS };
 /* A site is slow where its wait's p99 is this long or more: field reports begin at 10 ms. */
 #define STALL_SLOW_SITE_NS (10ULL * 1000000)
 
+/* The CPUs a slow line names where dispatch dominates: at most this many. */
+#define STALL_SLOW_CPUS 4
+
+/* A target CPU's dispatch p99, from the victim CPU table: all sites' works. */
+struct cpu_dispatch {
+	int cpu;
+	__u64 p99_ns;
+};
+
 struct slow_site {
 	bool slow;
 	enum wait_part dominant;
@@ -163,6 +172,16 @@ struct slow_site {
 	__u64 wait_ns;		      /* the sum of its waits */
 	__u64 part_ns[WAIT_PARTS];    /* of wait_ns, each part's share */
 	bool measured[WAIT_PARTS];    /* what the mode measures; the others' share is 0 */
+	/*
+	 * Where dispatch dominates: the CPUs slow to start the works, those whose
+	 * dispatch p99 is half the slowest's or more (the slowest first, the first
+	 * STALL_SLOW_CPUS of nr_slow_cpus kept), and the other CPUs with works,
+	 * the slowest of them at others_p99_ns. None where nothing was read.
+	 */
+	int nr_slow_cpus;
+	struct cpu_dispatch slow_cpus[STALL_SLOW_CPUS];
+	int nr_other_cpus;
+	__u64 others_p99_ns;
 };
 
 /*
@@ -171,6 +190,14 @@ struct slow_site {
  * (what is left after own and lock) split between dispatch and run as their sums are.
  */
 void stall__slow_site(__u64 wait_p99, __u64 wait_sum, const __u64 *part_sum, struct slow_site *out);
+/* out's slow CPUs from the n CPUs with works, each its dispatch p99. */
+void stall__slow_cpus(const struct cpu_dispatch *cpus, int n, struct slow_site *out);
+/*
+ * What a slow site's dominant part means, into buf: where dispatch dominates
+ * and its CPUs are known, which of them are slow to start the works.
+ */
+#define STALL_SLOW_TEXT_LEN 256
+const char *stall__slow_text(const struct slow_site *s, char *buf, size_t size);
 /* "own", "lock", "dispatch", "run"; and what it means when it dominates. */
 const char *stall__part_key(enum wait_part p);
 const char *stall__part_text(enum wait_part p);

@@ -195,20 +195,22 @@ static void expect_frames(const struct json_value *obj, const struct model_stack
  * in tracepoint mode, the IPIs without --ipis, the works' with Queue PerCPU Work.
  */
 /* "slow": null, or which part of a slow site's wait dominates it, as model__slow_site() says. */
-static void check_slow_site(const struct json_value *o, const struct model_site *s,
-			    const struct model_info *info)
+static void check_slow_site(const struct json_value *o, const struct model *m,
+			    const struct model_site *s)
 {
-	const struct json_value *v, *parts;
+	static const char *const cpu_keys[] = {"slow_cpus_more", "other_cpus",
+					       "other_cpus_dispatch_p99_ns"};
+	const struct json_value *v, *parts, *cpus, *c;
 	struct slow_site slow;
-	int p;
+	int p, i, shown;
 
-	model__slow_site(s, info, &slow);
+	model__slow_site(m, s, &slow);
 	if (!slow.slow) {
 		member(o, "slow", JSON_NULL);
 		return;
 	}
 	v = member(o, "slow", JSON_OBJECT);
-	expect_keys(v, "\"slow\"", 4);
+	expect_keys(v, "\"slow\"", 8);
 	expect_u64(v, "wait_p99_ns", slow.wait_p99_ns);
 	expect_bool(v, "wait_p99_is_lower_bound", slow.wait_p99_is_lower_bound);
 	expect_bytes(v, "dominant", stall__part_key(slow.dominant), 16);
@@ -220,11 +222,30 @@ static void check_slow_site(const struct json_value *o, const struct model_site 
 		else
 			member(parts, stall__part_key(p), JSON_NULL);
 	}
+	if (!slow.nr_slow_cpus) {
+		member(v, "slow_cpus", JSON_NULL);
+		for (i = 0; i < 3; i++)
+			member(v, cpu_keys[i], JSON_NULL);
+		return;
+	}
+	cpus = member(v, "slow_cpus", JSON_ARRAY);
+	shown = slow.nr_slow_cpus < STALL_SLOW_CPUS ? slow.nr_slow_cpus : STALL_SLOW_CPUS;
+	FUZZ_CHECK(cpus->nr == (size_t)shown, "slow_cpus: not the CPUs kept");
+	for (i = 0; i < shown; i++) {
+		c = cpus->items[i];
+		expect_keys(c, "a slow CPU", 2);
+		expect_u64(c, "cpu", (__u64)slow.slow_cpus[i].cpu);
+		expect_u64(c, "dispatch_p99_ns", slow.slow_cpus[i].p99_ns);
+	}
+	expect_u64(v, cpu_keys[0], (__u64)(slow.nr_slow_cpus - shown));
+	expect_u64(v, cpu_keys[1], (__u64)slow.nr_other_cpus);
+	expect_u64(v, cpu_keys[2], slow.others_p99_ns);
 }
 
-static void check_site(const struct json_value *o, const struct model_site *s,
-		       const struct model_info *info)
+static void check_site(const struct json_value *o, const struct model *m,
+		       const struct model_site *s)
 {
+	const struct model_info *info = &m->info;
 	static const struct sparse_hist none;
 	bool entry = info->entry_visible, works = !info->works_unseen;
 	const struct json_value *stacks;
@@ -254,7 +275,7 @@ static void check_site(const struct json_value *o, const struct model_site *s,
 	expect_dist(o, "own_ns", info->has_local ? &s->hist[SITE_OWN_NS] : &none);
 	expect_u64(o, "in_place", info->in_place_seen ? s->count[SITE_IN_PLACE] : 0);
 	expect_dist(o, "in_place_ns", info->in_place_seen ? &s->hist[SITE_IN_PLACE_NS] : &none);
-	check_slow_site(o, s, info);
+	check_slow_site(o, m, s);
 	stacks = expect_array(o, "stacks", (size_t)s->nr_stacks);
 	for (i = 0; i < s->nr_stacks; i++) {
 		FUZZ_CHECK(stacks->items[i]->type == JSON_OBJECT, "a stack is not an object");
@@ -501,7 +522,7 @@ static void check_report(const struct json_value *top, const struct model *m, co
 	expect_u64(top, "lost", m->lost);
 	sites = expect_array(top, "sites", (size_t)m->nr_sites);
 	for (i = 0; i < m->nr_sites; i++)
-		check_site(sites->items[i], &m->sites[i], &m->info);
+		check_site(sites->items[i], m, &m->sites[i]);
 	check_cpus(top, m);
 	check_fadvise(top, m);
 	counters = member(top, "counters", JSON_OBJECT);

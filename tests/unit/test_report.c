@@ -659,6 +659,48 @@ static void test_long_waits(void)
 	model__free(&m);
 }
 
+/*
+ * A site slow from dispatch on one CPU: its slow line names that CPU from the
+ * victim table, with the others' slowest, in text and JSON.
+ */
+static void test_slow_dispatch_cpu(void)
+{
+	static const __u64 p99[] = {60 * US, 40 * MS, 80 * US};
+	char *text, *json;
+	struct model m = {};
+	int c;
+
+	m.info = *info;
+	m.info.mode = "full";
+	m.info.blind_spots = NULL;
+	m.info.entry_visible = true;
+	m.info.has_fadvise = false;
+	m.span_ns = 60 * SEC;
+	m.sites = calloc(1, sizeof(*m.sites));
+	add_long_site(&m, "generic_fadvise", 40 * MS);
+	m.cpus = calloc(3, sizeof(*m.cpus));
+	for (c = 0; c < 3; c++) {
+		m.cpus[c].cpu = c + 1;
+		m.cpus[c].count[CPU_WORKS] = 100;
+		golden__sparse_fill(&m.arena, &m.cpus[c].hist[CPU_DISPATCH_NS], p99[c], 0, 100);
+		golden__sparse_fill(&m.arena, &m.cpus[c].hist[CPU_RUN_NS], 3 * US, 0, 100);
+	}
+	m.nr_cpus = 3;
+
+	text = emitted(&m, 0);
+	CHECK(strstr(text, "\n    slow: wait p99 9.9s; own -, lock 0%, dispatch 100%, run 0%: "
+			   "dispatch dominates: the works are slow to start on CPU 2 (dispatch p99 "
+			   "40ms); at most 78us on the 2 other CPUs\n"));
+	json = emitted(&m, 1);
+	CHECK(strstr(json, "\"dominant\":\"dispatch\""));
+	CHECK(strstr(json, "},\"slow_cpus\":[{\"cpu\":2,\"dispatch_p99_ns\":"));
+	CHECK(strstr(json,
+		     "}],\"slow_cpus_more\":0,\"other_cpus\":2,\"other_cpus_dispatch_p99_ns\":"));
+	free(text);
+	free(json);
+	model__free(&m);
+}
+
 static void test_escape(void)
 {
 	char buf[64];
@@ -689,5 +731,6 @@ int main(void)
 	RUN(test_escape);
 	RUN(test_report_cgroups);
 	RUN(test_long_waits);
+	RUN(test_slow_dispatch_cpu);
 	return failed ? 1 : 0;
 }

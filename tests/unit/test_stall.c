@@ -279,6 +279,55 @@ static void test_slow_site(void)
 	CHECK(s.part_ns[PART_DISPATCH] + s.part_ns[PART_RUN] == ~0ULL - 30);
 }
 
+/*
+ * Dispatch dominates: the CPUs slow to start the works are those at half the
+ * slowest's dispatch p99 or more, the slowest first; the others' slowest told.
+ */
+static void test_slow_cpus(void)
+{
+	struct cpu_dispatch one[] = {{0, 80000}, {1, 45000000}, {2, 60000}, {3, 70000}};
+	struct cpu_dispatch two[] = {{0, 30000000}, {1, 100000}, {2, 45000000}};
+	struct cpu_dispatch alike[] = {{0, 2000000}, {1, 1500000}, {2, 3000000}};
+	struct cpu_dispatch many[6] = {{0, 10}, {1, 12}, {2, 11}, {3, 12}, {4, 10}, {5, 2}};
+	struct slow_site s = {.slow = true, .dominant = PART_DISPATCH};
+	char text[STALL_SLOW_TEXT_LEN];
+
+	stall__slow_cpus(one, 4, &s);
+	CHECK(s.nr_slow_cpus == 1 && s.slow_cpus[0].cpu == 1 && s.slow_cpus[0].p99_ns == 45000000);
+	CHECK(s.nr_other_cpus == 3 && s.others_p99_ns == 80000);
+	CHECK_STR(stall__slow_text(&s, text, sizeof(text)),
+		  "dispatch dominates: the works are slow to start on CPU 1 (dispatch p99 45ms); "
+		  "at most 80us on the 3 other CPUs");
+	stall__slow_cpus(two, 3, &s);
+	CHECK(s.nr_slow_cpus == 2 && s.slow_cpus[0].cpu == 2 && s.slow_cpus[1].cpu == 0);
+	CHECK_STR(stall__slow_text(&s, text, sizeof(text)),
+		  "dispatch dominates: the works are slow to start on CPU 2 (dispatch p99 45ms), "
+		  "CPU 0 (30ms); at most 100us on the 1 other CPU");
+	stall__slow_cpus(alike, 3, &s);
+	CHECK(s.nr_slow_cpus == 3 && !s.nr_other_cpus && s.slow_cpus[0].cpu == 2);
+	CHECK_STR(stall__slow_text(&s, text, sizeof(text)),
+		  "dispatch dominates: the works are slow to start on all 3 CPUs alike "
+		  "(dispatch p99 up to 3.0ms)");
+	/* five at half the slowest or more: the first four kept, slowest first, ties by CPU */
+	stall__slow_cpus(many, 6, &s);
+	CHECK(s.nr_slow_cpus == 5 && s.nr_other_cpus == 1 && s.others_p99_ns == 2);
+	CHECK(s.slow_cpus[0].cpu == 1 && s.slow_cpus[1].cpu == 3 && s.slow_cpus[2].cpu == 2 &&
+	      s.slow_cpus[3].cpu == 0);
+	CHECK(strstr(stall__slow_text(&s, text, sizeof(text)),
+		     "CPU 0 (10ns) and 1 more; at most 2ns on the 1 other CPU"));
+	stall__slow_cpus(one + 1, 1, &s);
+	CHECK_STR(stall__slow_text(&s, text, sizeof(text)),
+		  "dispatch dominates: the works are slow to start on CPU 1 (dispatch p99 45ms), "
+		  "the one CPU with works");
+	/* no CPU read, or another part dominates: what the part means */
+	stall__slow_cpus(one, 0, &s);
+	CHECK(!s.nr_slow_cpus && !s.nr_other_cpus);
+	CHECK_STR(stall__slow_text(&s, text, sizeof(text)), stall__part_text(PART_DISPATCH));
+	stall__slow_cpus(one, 4, &s);
+	s.dominant = PART_LOCK;
+	CHECK_STR(stall__slow_text(&s, text, sizeof(text)), stall__part_text(PART_LOCK));
+}
+
 static void put(const char *root, const char *path, const char *text)
 {
 	char full[512], *slash;
@@ -338,6 +387,7 @@ int main(void)
 	RUN(test_unknown);
 	RUN(test_table);
 	RUN(test_slow_site);
+	RUN(test_slow_cpus);
 	RUN(test_read_system);
 	return failed ? 1 : 0;
 }
