@@ -112,12 +112,14 @@ stuck_drainstat_cpu() {
 # With STUCK_PLACE set, $STUCK_PLACE PID runs once the workload is set up and
 # before drainstat starts (it may move the spinner to a cgroup of its own).
 # STUCK_CG and STUCK_SPIN_CG: the dropper's and the spinner's cgroups then.
+# STUCK_HELD_MS: how long the dropper's drain is held when the scenario
+# happened (STUCK_MS by default).
 stuck_run() {
 	stuck_run_once "$@" || return 1
 	# the scenario did not happen when the dropper's drain was not held: a
 	# drain of someone else's (khugepaged's, every 10 s under systemd) held
 	# the mutex, and the dropper's piggybacked on it; the workload says so
-	[ "${WAIT_MS:-0}" -ge "$STUCK_MS" ] && return 0
+	[ "${WAIT_MS:-0}" -ge "${STUCK_HELD_MS:-$STUCK_MS}" ] && return 0
 	echo "# stuck: the dropper's drain was held ${WAIT_MS:-?} ms (it piggybacked on another's): once more"
 	stuck_run_once "$@"
 }
@@ -546,6 +548,7 @@ stuck_suite() {
 	stuck_run "$dir/filtered" --mode="$mode" --stuck ${STUCK_MS}ms -C 0 "$interval" ||
 		fail "$mode: stuck run (-C 0)"
 	stuck_check_filtered "$mode" "$dir/filtered"
+	stuck_slow "$mode" "$dir"
 	STOP_WHILE_HELD=1 stuck_run "$dir/final" --mode="$mode" --stuck ${STUCK_MS}ms ||
 		fail "$mode: stuck run (SIGINT)"
 	stuck_check_interrupted "$mode" "$dir/final"
@@ -555,6 +558,37 @@ stuck_suite() {
 		--mode="$mode" --stuck ${STUCK_MS}ms --prom "$STUCK_PROM" "$interval" ||
 		fail "$mode: stuck run (export)"
 	stuck_check_export "$mode" "$dir/export"
+}
+
+# A drain slow, not stuck: the spinner holds CPU 1 for a third of --stuck,
+# the dropper's drain waits that long for its work there (its dispatch) and
+# ends under --stuck. The report's slow line under the dropper's row says
+# dispatch dominates and names CPU 1 as the CPU slow to start the works
+# (text), slow_cpus [{"cpu":1}] (JSON); nothing was stuck. A drain held less
+# than half the spin piggybacked on another's (stuck_run): run once more.
+stuck_slow() {
+	local mode=$1 dir=$2 spin=$((STUCK_MS / 3)) line p99 re
+	re='dispatch dominates: the works are slow to start on CPU 1 (dispatch p99 \([0-9.]*[mun]*s\))'
+	STUCK_HELD_MS=$((spin / 2)) SPIN_MS=$spin stuck_run "$dir/slow" --mode="$mode" --stuck ${STUCK_MS}ms ||
+		fail "$mode slow: run (text)"
+	expect_eq "$mode slow: exit 0" "$DS_RC" 0
+	# the drain waited for the spin's rest: slow (10 ms or more), not stuck
+	expect_range "$mode slow: the dropper's drain held (ms)" "$WAIT_MS" 10 $((STUCK_MS - 1))
+	check "$mode slow: nothing stuck" bash -c "! grep -q '^STUCK' '$dir/slow'"
+	line=$(awk '$1 == "generic_fadvise" && / sd-dropper / { getline; print; exit }' "$dir/slow")
+	if check "$mode slow: the dropper's site slow from dispatch on CPU 1" \
+		grep -q "^    slow: wait p99 [^;]*;.*: $re" <<<"$line"; then
+		p99=$(sed "s/.*$re.*/\1/" <<<"$line")
+		expect_at_least "$mode slow: CPU 1's dispatch p99, half the spin or more (ms)" \
+			"$(ns_to_ms "$p99")" $((spin / 2))
+	else
+		stuck_show "$dir/slow" 'slow\|sd-dropper'
+	fi
+	STUCK_HELD_MS=$((spin / 2)) SPIN_MS=$spin stuck_run "$dir/slow.json" --mode="$mode" --stuck ${STUCK_MS}ms -j ||
+		fail "$mode slow: run (json)"
+	check "$mode slow -j: dispatch dominates, CPU 1 named" grep -q \
+		"\"comm\":\"sd-dropper\",.*\"slow\":{[^}]*\"dominant\":\"dispatch\",\"parts_ns\":{[^}]*},\"slow_cpus\":\[{\"cpu\":1,\"dispatch_p99_ns\":[1-9][0-9]*}" \
+		"$dir/slow.json"
 }
 
 # A pile-up on the drain mutex (issue 39): PILEUP_N more waiters behind the
