@@ -230,10 +230,12 @@ bool model__counter_is_loss(enum drainstat_counter c);
 
 /*
  * Why pending work w has not started, into w->stall: from what runs on its
- * CPU (w->running), its isolation, and what sys says of the system
+ * CPU (w->running), its isolation, and what sys says of the system; the
+ * isolated CPUs (NULL: none known) are not where a remedy moves its task
  * (model_stall.c; model__build() calls it, and so may a model made otherwise).
  */
-void model__explain_work(struct model_work *w, const struct stall_system *sys);
+void model__explain_work(struct model_work *w, const struct stall_system *sys,
+			 const __u64 *isolated);
 
 /*
  * Slow but not stuck: which part of site s's wait dominates it, from the

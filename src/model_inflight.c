@@ -64,7 +64,7 @@ static void model_work(struct model_work *w, const struct in_flight_work *fw,
 	if (w->started)
 		return;
 	model_running(&w->running, &fw->running);
-	model__explain_work(w, &f->system);
+	model__explain_work(w, &f->system, f->isolated);
 }
 
 /* The works of drain sd: pending first, then by CPU. 0 or -ENOMEM. */

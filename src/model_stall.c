@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpulist.h"
 #include "model_int.h"
 
 static bool cpu_in(const __u64 *mask, int cpu)
@@ -29,6 +30,33 @@ static void running_facts(struct stall_facts *sf, const struct model_running *r)
 	sf->running_ns = r->running_ns;
 }
 
+/*
+ * The online CPUs other than cpu and not isolated (where known), as a CPU
+ * list; none where the list is not known, empty, or cut.
+ */
+static void move_to(struct stall_facts *sf, const struct stall_system *sys, int cpu,
+		    const __u64 *isolated)
+{
+	__u64 mask[DRAINSTAT_MAX_CPUS / 64];
+	bool any = false;
+	size_t i;
+
+	sf->move_to[0] = '\0';
+	if (!sys->online_known || cpu < 0 || cpu >= DRAINSTAT_MAX_CPUS)
+		return;
+	for (i = 0; i < DRAINSTAT_MAX_CPUS / 64; i++) {
+		mask[i] = sys->online[i] & ~(isolated ? isolated[i] : 0);
+		if (i == (size_t)cpu / 64)
+			mask[i] &= ~(1ULL << (cpu % 64));
+		any |= mask[i] != 0;
+	}
+	if (!any)
+		return;
+	cpulist__format(mask, sf->move_to, sizeof(sf->move_to));
+	if (strstr(sf->move_to, "..."))
+		sf->move_to[0] = '\0';
+}
+
 /* The system's facts, and those of the CPU: its fair server, whether it is online. */
 static void system_facts(struct stall_facts *sf, const struct stall_system *sys, int cpu)
 {
@@ -47,7 +75,8 @@ static void system_facts(struct stall_facts *sf, const struct stall_system *sys,
 		sf->fair_server = FAIR_OFF;
 }
 
-void model__explain_work(struct model_work *w, const struct stall_system *sys)
+void model__explain_work(struct model_work *w, const struct stall_system *sys,
+			 const __u64 *isolated)
 {
 	struct stall_facts sf = {.cpu = w->target_cpu, .pending_ns = w->age_ns};
 
@@ -55,6 +84,7 @@ void model__explain_work(struct model_work *w, const struct stall_system *sys)
 	sf.isolated = w->isolated;
 	sf.nohz_full = w->nohz_full;
 	system_facts(&sf, sys, w->target_cpu);
+	move_to(&sf, sys, w->target_cpu, isolated);
 	stall__explain(&sf, &w->stall);
 }
 

@@ -107,6 +107,7 @@ void stall__explain(const struct stall_facts *f, struct stall *s)
 	s->facts.comm[DRAINSTAT_COMM_LEN - 1] = '\0';
 	s->facts.holder.comm[DRAINSTAT_COMM_LEN - 1] = '\0';
 	s->facts.preempt[STALL_PREEMPT_LEN - 1] = '\0';
+	s->facts.move_to[STALL_CPULIST_LEN - 1] = '\0';
 	s->cause = stall__classify(f);
 }
 
@@ -409,7 +410,8 @@ static const struct stall_remedy {
     {STALL_RT_TASK, fair_server_off,
      "re-enable the fair server: write its runtime (50000000 by default) to "
      "/sys/kernel/debug/sched/fair_server/cpu{cpu}/runtime"},
-    {STALL_RT_TASK, NULL, "move the task off CPU {cpu}: taskset -pc CPUS {pid}, or its cpuset"},
+    {STALL_RT_TASK, NULL,
+     "move the task off CPU {cpu}: taskset -pc {move_to} {pid}, or its cpuset"},
     {STALL_RT_TASK, NULL,
      "keep drain sources off CPU {cpu}'s users: a CPU with no pages batched gets no work"},
     {STALL_NORMAL_TASK, not_preemptible,
@@ -418,7 +420,7 @@ static const struct stall_remedy {
      "find the long section: cat /proc/{pid}/stack, or perf record -C {cpu}"},
     {STALL_NORMAL_TASK, NULL,
      "lower the task's weight (renice, its cgroup's cpu.weight) or move it off CPU {cpu} "
-     "(taskset -pc CPUS {pid}, or its cpuset)"},
+     "(taskset -pc {move_to} {pid}, or its cpuset)"},
     {STALL_NORMAL_TASK, NULL,
      "keep drain sources off CPU {cpu}'s users: a CPU with no pages batched gets no work"},
     {STALL_BUSY_POOL, NULL,
@@ -450,7 +452,7 @@ static const struct stall_remedy {
      "(the kernel's tools/workqueue/wq_dump.py)"},
 };
 
-/* text with {cpu} and {pid} replaced, into buf */
+/* text with {cpu}, {pid} and {move_to} (or CPUS where not known) replaced, into buf */
 static void expand(const char *text, const struct stall_facts *f, char *buf, size_t size)
 {
 	struct text t = {.buf = buf, .size = size};
@@ -464,6 +466,9 @@ static void expand(const char *text, const struct stall_facts *f, char *buf, siz
 		} else if (!strncmp(p, "{pid}", 5)) {
 			add(&t, "%u", f->pid);
 			p += 4;
+		} else if (!strncmp(p, "{move_to}", 9)) {
+			add(&t, "%s", f->move_to[0] ? f->move_to : "CPUS");
+			p += 8;
 		} else {
 			add(&t, "%c", *p);
 		}

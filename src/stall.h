@@ -58,6 +58,9 @@ struct stall_system {
 	__u64 fair_off[DRAINSTAT_MAX_CPUS / 64];  /* of those, runtime 0 */
 };
 
+/* A CPU list in a remedy: longer, it is cut, and the remedy says "CPUS". */
+#define STALL_CPULIST_LEN 64
+
 /* The drain that holds the drain mutex, as far as the drains in flight show it. */
 struct stall_holder {
 	bool known;
@@ -89,6 +92,8 @@ struct stall_facts {
 	enum stall_bool online;
 	bool isolated;
 	bool nohz_full;
+	/* the other online CPUs, not isolated, where its task could go: "0,2-3" ("" not known) */
+	char move_to[STALL_CPULIST_LEN];
 	enum stall_fair fair_server;
 	/* the system */
 	enum stall_bool rt_throttling; /* STALL_NO: kernel.sched_rt_runtime_us -1 */

@@ -411,7 +411,7 @@ static void random_causes(struct bytes *b, struct model *m)
 	for (i = 0; i < m->nr_in_flight; i++)
 		for (k = 0; k < m->in_flight[i].nr_in_flight; k++)
 			if (!m->in_flight[i].in_flight[k].started)
-				model__explain_work(&m->in_flight[i].in_flight[k], sys);
+				model__explain_work(&m->in_flight[i].in_flight[k], sys, NULL);
 	free(sys);
 }
 

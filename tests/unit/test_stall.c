@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "model.h"
 #include "stall.h"
 
 #define MS 1000000ULL
@@ -328,6 +329,52 @@ static void test_slow_cpus(void)
 	CHECK_STR(stall__slow_text(&s, text, sizeof(text)), stall__part_text(PART_LOCK));
 }
 
+/*
+ * A remedy that moves the task names where to: the online CPUs other than its
+ * own, not isolated; CPUS where that is not known, none, or too long a list.
+ */
+static void test_move_to(void)
+{
+	struct stall_system sys = {
+	    .rt_runtime_known = true, .rt_runtime_us = -1, .online_known = true};
+	__u64 isolated[DRAINSTAT_MAX_CPUS / 64] = {0};
+	struct model_work w = {.target_cpu = 3};
+	int c;
+
+	w.running = (struct model_running){.known = true,
+					   .since_known = true,
+					   .pid = 812,
+					   .tid = 820,
+					   .policy = "FIFO",
+					   .priority = 50};
+	sys.online[0] = 0xff;
+	isolated[0] = 1 << 3 | 1 << 5;
+	model__explain_work(&w, &sys, isolated);
+	CHECK(w.stall.cause == STALL_RT_TASK);
+	CHECK(has_remedy(&w.stall,
+			 "move the task off CPU 3: taskset -pc 0-2,4,6-7 812, or its cpuset"));
+	model__explain_work(&w, &sys, NULL);
+	CHECK(has_remedy(&w.stall, "taskset -pc 0-2,4-7 812,"));
+	/* the one CPU online, every other isolated, the CPUs not known */
+	sys.online[0] = 1 << 3;
+	model__explain_work(&w, &sys, isolated);
+	CHECK(has_remedy(&w.stall, "taskset -pc CPUS 812,"));
+	sys.online[0] = 0xff;
+	isolated[0] = 0xf7;
+	model__explain_work(&w, &sys, isolated);
+	CHECK(has_remedy(&w.stall, "taskset -pc CPUS 812,"));
+	sys.online_known = false;
+	model__explain_work(&w, &sys, NULL);
+	CHECK(has_remedy(&w.stall, "taskset -pc CPUS 812,"));
+	/* every other CPU of 512 online: a list past the line's room */
+	sys.online_known = true;
+	memset(isolated, 0, sizeof(isolated));
+	for (c = 0; c < 512 && c < DRAINSTAT_MAX_CPUS; c += 2)
+		sys.online[c / 64] |= 1ULL << (c % 64);
+	model__explain_work(&w, &sys, isolated);
+	CHECK(has_remedy(&w.stall, "taskset -pc CPUS 812,"));
+}
+
 static void put(const char *root, const char *path, const char *text)
 {
 	char full[512], *slash;
@@ -388,6 +435,7 @@ int main(void)
 	RUN(test_table);
 	RUN(test_slow_site);
 	RUN(test_slow_cpus);
+	RUN(test_move_to);
 	RUN(test_read_system);
 	return failed ? 1 : 0;
 }
