@@ -20,6 +20,9 @@
 # events in that container's cgroup (its builtin cgroup id, the directory's
 # inode). The two run different numbers of rounds: counts swapped or merged
 # fail.
+# Run last in the system: podman's scope is delegated (Delegate=yes), so
+# systemd enables cpuset in the root cgroup from then on, and on 6.1 a task
+# moved into a new cgroup loses its CPU pinning (tests/debvm/run).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/lib/common.sh
