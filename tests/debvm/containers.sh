@@ -19,7 +19,8 @@
 # each in the text and the JSON, equal bpftrace's count of the kernel's own
 # events in that container's cgroup (its builtin cgroup id, the directory's
 # inode). The two run different numbers of rounds: counts swapped or merged
-# fail.
+# fail. And a drain held by a spinner in the podman container: the in-flight
+# view names the container of the task that holds the pending CPU.
 # Run last in the system: podman's scope is delegated (Delegate=yes), so
 # systemd enables cpuset in the root cgroup from then on, and on 6.1 a task
 # moved into a new cgroup loses its CPU pinning (tests/debvm/run).
@@ -157,6 +158,48 @@ check_container "nspawn $MACHINE" "$MACHINE_LISTED" "$NSPAWN_CG" "nspawn:$MACHIN
 	"$NSPAWN_TRUTH"
 echo "containers: drainstat -c $COMM (bpftrace: podman $PODMAN_TRUTH, nspawn $NSPAWN_TRUTH):"
 sed 's/^/    /' "$TMP/text"
+
+# ---- a drain stuck behind a spinner in the podman container: tests/lib/stuck.sh's
+# held drain, stuckdrain -X's spinner (a process of its own) moved into the
+# container's cgroup (written into its cgroup.procs, as crun put drainforce
+# there), and pinned to CPU 1 again (on 6.1 the move into a cgroup where
+# cpuset is enabled resets a task's CPUs to the cgroup's). The in-flight
+# view names the container of the task that holds the pending CPU, text
+# (podman:<the short id>) and JSON (its id as podman ps gives it).
+. tests/lib/stuck.sh
+STUCKDRAIN=$PWD/build/tests/stuckdrain
+STUCK_DATA=/var/tmp/drainspin.data
+SPIN_MS=1500
+STUCK_MS=300
+INTERVAL_MS=200
+T_MS=400
+SLACK_MS=100
+SPIN_START=$SECONDS
+
+# in_podman PID: stuckdrain PID's spinner moved into the podman container.
+# shellcheck disable=SC2317 # run by stuck_run
+in_podman() {
+	local spinner
+	spinner=$(stuck_spinner_tid "$1")
+	echo "$spinner" >"/sys/fs/cgroup$PODMAN_CG/cgroup.procs" && taskset -p -c 1 "$spinner" >/dev/null
+}
+
+if check "in flight: RT throttling off" stuck_setup; then
+	STUCK_ARGS=-X STUCK_PLACE=in_podman stuck_run "$TMP/stuck" \
+		--stuck ${STUCK_MS}ms -T ${T_MS}ms 0.2 || fail "in flight: stuck run (text)"
+	expect_eq "in flight: the spinner in the podman container" "$STUCK_SPIN_CG" "$PODMAN_CG"
+	STUCK_SPIN_NAMED=podman:$PODMAN_SHORT stuck_check_text "$(mode_of "$TMP/stuck")" "$TMP/stuck"
+	STUCK_ARGS=-X STUCK_PLACE=in_podman stuck_run "$TMP/stuck.json" \
+		--stuck ${STUCK_MS}ms -T ${T_MS}ms -j 0.2 || fail "in flight: stuck run (json)"
+	stuck_check_json "$(mode_of "$TMP/stuck")" "$TMP/stuck.json"
+	check "in flight -j: the spinner's container, podman's id" grep -q \
+		"\"comm\":\"sd-spin\",[^}]*\"container\":\"$PODMAN_ID\",\"runtime\":\"podman\"" "$TMP/stuck.json"
+	stuck_restore
+	echo "containers: the stuck drain's report, in flight:"
+	awk '/^STUCK: / { f = 1 } f && /^$/ { exit } f' "$TMP/stuck.stuck" | sed 's/^/    /'
+fi
+rm -f "$STUCK_DATA"
+echo "containers: the stuck drain behind the podman container took $((SECONDS - SPIN_START)) s"
 
 podman rm -f -t 0 "$NAME" >/dev/null
 expect_eq "podman rm -f: exit 0" $? 0
