@@ -3,12 +3,14 @@
 # In the Debian 12 system VM (tests/debvm/run), in the payload's copy of the
 # source tree: the host suite (tests/host) once per MODE, as on any machine of
 # a user's; then, with --systemd, the systemd unit under systemd
-# (tests/debvm/systemd.sh). Every PASS/FAIL line is prefixed with the kernel
-# and the mode.
+# (tests/debvm/systemd.sh) and real containers, podman and systemd-nspawn
+# (tests/debvm/containers.sh). Every PASS/FAIL line is prefixed with the
+# kernel and the mode.
 #
 #   bash tests/debvm/suite.sh [--systemd] [MODE...]   (MODE: auto, full, kprobe, tracepoint)
 #
-# With no MODE, the unit alone (make check's 6.12: tests/debvm/check).
+# With no MODE, the unit and the containers alone (make check's 6.12:
+# tests/debvm/check).
 # auto: drainstat picks the mode itself (full on Debian's kernels); any other
 # MODE sets DRAINSTAT_MODE, which tests/host/lib.sh turns into --mode=MODE on
 # every run. test_valgrind is left to the host: it checks drainstat's user
@@ -46,5 +48,8 @@ if [ -n "$systemd" ]; then
 	start=$SECONDS
 	bash tests/debvm/systemd.sh 2>&1 | sed -u "s/^\(PASS\|FAIL\|SKIP\) /\1 debvm $kernel systemd: /"
 	echo "debvm: debvm $kernel systemd: $((SECONDS - start)) s"
+	start=$SECONDS
+	bash tests/debvm/containers.sh 2>&1 | sed -u "s/^\(PASS\|FAIL\|SKIP\) /\1 debvm $kernel containers: /"
+	echo "debvm: debvm $kernel containers: $((SECONDS - start)) s"
 fi
 exit 0

@@ -324,9 +324,9 @@ rm -f /var/tmp/drainwork*.data
 
 # ---- a drain stuck behind a spinner in a unit of its own: tests/lib/stuck.sh's
 # held drain, stuckdrain -X's spinner (a process of its own) moved into the
-# transient unit drainspin.service, which systemd-run starts (no D-Bus here for
-# systemd's AttachProcessesToUnit: its cgroup.procs, as systemd would), its
-# dropper and waiter left in this script's unit.
+# transient unit drainspin.service, which systemd-run starts (written into its
+# cgroup.procs, as systemd's AttachProcessesToUnit would, with no D-Bus call),
+# its dropper and waiter left in this script's unit.
 # The in-flight view, text and JSON, names the spinner's unit on the pending
 # CPU's line and the caller's on the caller's.
 . tests/lib/stuck.sh

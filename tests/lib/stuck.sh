@@ -124,6 +124,14 @@ stuck_run() {
 	stuck_run_once "$@"
 }
 
+# stuck_spin_cgroup_re: the spinner's cgroup as the text shows it, a regex;
+# with STUCK_SPIN_NAMED set, the container the text names after it (podman:ID).
+stuck_spin_cgroup_re() {
+	cgroup_text_re "$STUCK_SPIN_CG"
+	[ -n "${STUCK_SPIN_NAMED:-}" ] && printf ' (%s)' "$(re_quote "$STUCK_SPIN_NAMED")"
+	return 0
+}
+
 # stuck_spinner_tid PID: stuckdrain's spinner, the thread pinned to CPU 1
 # (before the spin, every thread is named sd-setup), or with -X its child.
 stuck_spinner_tid() {
@@ -336,7 +344,7 @@ stuck_check_filtered() {
 		"^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise$(cgroup_text_re "$STUCK_CG"): in flight $d, works pending" \
 		"$out.stuck"
 	check "$mode -C 0: CPU 1 named outside -C, with its spinner" grep -q \
-		"^    CPU 1 (outside -C): pending $d; runs sd-spin pid $SPIN_PID tid $SPINNER$(cgroup_text_re "$STUCK_SPIN_CG"), FIFO 50" \
+		"^    CPU 1 (outside -C): pending $d; runs sd-spin pid $SPIN_PID tid $SPINNER$(stuck_spin_cgroup_re), FIFO 50" \
 		"$out.stuck"
 	check "$mode -C 0: the caller never shown done or on the mutex" \
 		bash -c "! grep -E '^  sd-dropper .*(returning|waiting for the drain mutex)' '$out'"
@@ -369,7 +377,7 @@ stuck_check_text() {
 	expect_eq "$mode text: exit 0" "$DS_RC" 0
 	stuck_check_held "$mode text"
 	drain="^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise$(cgroup_text_re "$STUCK_CG"): in flight $d, works pending"
-	cpu="^    CPU 1: pending $d; runs sd-spin pid $SPIN_PID tid $SPINNER$(cgroup_text_re "$STUCK_SPIN_CG"), FIFO 50, for $d$(
+	cpu="^    CPU 1: pending $d; runs sd-spin pid $SPIN_PID tid $SPINNER$(stuck_spin_cgroup_re), FIFO 50, for $d$(
 		[ "${STUCK_ISOLATED:-false}" = true ] && echo ' (isolated, nohz_full)')$"
 	# the reports from the first that says STUCK, without the -T events
 	awk '/^STUCK: /,0' "$out" | grep -v 'DRAIN IN FLIGHT' >"$out.stuck"
@@ -449,7 +457,7 @@ stuck_check_interrupted() {
 	fi
 	if drain_has_work "$out" \
 		"^  sd-dropper pid $PID tid $DROPPER on CPU 0, site generic_fadvise$(cgroup_text_re "$STUCK_CG"): in flight .*, works pending" \
-		"^    CPU 1: pending .*; runs sd-spin pid $SPIN_PID tid $SPINNER$(cgroup_text_re "$STUCK_SPIN_CG"), FIFO 50, for "; then
+		"^    CPU 1: pending .*; runs sd-spin pid $SPIN_PID tid $SPINNER$(stuck_spin_cgroup_re), FIFO 50, for "; then
 		pass "$mode SIGINT: the drain, its pending work and the spinner"
 	else
 		fail "$mode SIGINT: the drain, its pending work and the spinner" \

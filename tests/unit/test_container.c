@@ -62,7 +62,11 @@ static const struct {
     {"/kubepods/besteffort/pod" UID "/crio-" ID, true, CRIO, ID, UID, BEST, false},
     {"/kubepods/pod" UID "/" ID, true, NONE, ID, UID, GUAR, false},
     {"/kubepods/pod" UID, true, NONE, "", UID, GUAR, false},
-    /* docker, podman (rootful, rootless, cgroupfs), nspawn */
+    /*
+     * docker, podman (rootful, rootless, cgroupfs), nspawn. libpod-<id>.scope/container
+     * and machine-<name>.scope/payload are what Debian 12's podman 4.3 (crun) and
+     * systemd 252's nspawn make (tests/debvm/containers.sh).
+     */
     {"/system.slice/docker-" ID ".scope", true, DOCKER, ID, "", CONTAINER_QOS_NONE, false},
     {"/docker/" ID, true, DOCKER, ID, "", CONTAINER_QOS_NONE, false},
     {"/machine.slice/libpod-" ID ".scope", true, PODMAN, ID, "", CONTAINER_QOS_NONE, false},
