@@ -238,7 +238,8 @@ static void put_slow_cpus(struct json *j, const struct slow_site *slow)
 
 /*
  * "slow": null, or for a slow site (wait p99 of STALL_SLOW_SITE_NS or more)
- * {"wait_p99_ns", "wait_p99_is_lower_bound", "dominant", "parts_ns": {"own",
+ * {"wait_p99_ns", "wait_p99_is_lower_bound", "dominant" (null: no part has a
+ * share), "parts_ns": {"own",
  * "lock", "dispatch", "run"}}: each part's share of its total wait, null where
  * not measured; and its slow CPUs (put_slow_cpus()).
  */

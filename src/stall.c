@@ -503,12 +503,15 @@ static const struct {
 
 const char *stall__part_key(enum wait_part p)
 {
-	return p < WAIT_PARTS ? parts[p].key : "?";
+	return p < WAIT_PARTS ? parts[p].key : NULL;
 }
 
 const char *stall__part_text(enum wait_part p)
 {
-	return p < WAIT_PARTS ? parts[p].text : "?";
+	return p < WAIT_PARTS ? parts[p].text
+			      : "no part of its wait is measured: its drains queued no work (empty "
+				"drains: they waited on the drain mutex while another's drain ran, "
+				"see EMPTY)";
 }
 
 static __u64 at_most(__u64 v, __u64 max)
@@ -523,6 +526,8 @@ void stall__slow_site(__u64 wait_p99, __u64 wait_sum, const __u64 *part_sum, str
 
 	out->wait_p99_ns = wait_p99;
 	out->wait_ns = wait_sum;
+	out->dominant = PART_OWN;
+	out->part_ns[PART_DISPATCH] = out->part_ns[PART_RUN] = 0;
 	out->slow = wait_p99 >= STALL_SLOW_SITE_NS;
 	out->part_ns[PART_OWN] = at_most(part_sum[PART_OWN], wait_sum);
 	out->part_ns[PART_LOCK] = at_most(part_sum[PART_LOCK], wait_sum - out->part_ns[PART_OWN]);
@@ -537,6 +542,8 @@ void stall__slow_site(__u64 wait_p99, __u64 wait_sum, const __u64 *part_sum, str
 	for (p = 0; p < WAIT_PARTS; p++)
 		if (out->part_ns[p] > out->part_ns[out->dominant])
 			out->dominant = (enum wait_part)p;
+	if (!out->part_ns[out->dominant])
+		out->dominant = WAIT_PARTS;
 }
 
 /* Slower first; by CPU number where equal. */

@@ -171,7 +171,7 @@ struct cpu_dispatch {
 
 struct slow_site {
 	bool slow;
-	enum wait_part dominant;
+	enum wait_part dominant; /* WAIT_PARTS: none, no part has a share */
 	__u64 wait_p99_ns;
 	bool wait_p99_is_lower_bound; /* past the histograms' last edge (hist__percentile()) */
 	__u64 wait_ns;		      /* the sum of its waits */
@@ -203,7 +203,10 @@ void stall__slow_cpus(const struct cpu_dispatch *cpus, int n, struct slow_site *
  */
 #define STALL_SLOW_TEXT_LEN 256
 const char *stall__slow_text(const struct slow_site *s, char *buf, size_t size);
-/* "own", "lock", "dispatch", "run"; and what it means when it dominates. */
+/*
+ * "own", "lock", "dispatch", "run" (NULL for WAIT_PARTS: none); and what it
+ * means when it dominates.
+ */
 const char *stall__part_key(enum wait_part p);
 const char *stall__part_text(enum wait_part p);
 
