@@ -182,6 +182,16 @@ static __always_inline void drain_join(struct drain_state *d)
 }
 
 /*
+ * The lock phase up to now: from entry or, since 6.18, from the end of the
+ * drain's own local drain; it ends at the first CPU the drain reaches, or at
+ * its return where it reached none (empty, own-only: the mutex and the checks).
+ */
+static __always_inline __u64 lock_time(const struct drain_state *d, __u64 now)
+{
+	return now - (d->own_ns ? d->own_start_ns + d->own_ns : d->start_ns);
+}
+
+/*
  * A work queued by a drain seen at entry, or a CPU it drains in place: the
  * first one ends the lock phase, which begins at entry or, since 6.18, when
  * the drain's own local drain before the mutex returned; a drain not yet
@@ -193,7 +203,7 @@ static __always_inline void queue_in_call(struct drain_state *d, __u64 now)
 
 	if (drain_reached_cpu(d))
 		return;
-	d->lock_ns = now - (d->own_ns ? d->own_start_ns + d->own_ns : d->start_ns);
+	d->lock_ns = lock_time(d, now);
 	if (!d->counted)
 		return;
 	s = site_stats_of(&d->site, d->site_nr);
@@ -354,6 +364,9 @@ static __always_inline void drain_exit(void *ctx, __u8 level, bool twin)
 		return;
 	now = bpf_ktime_get_ns();
 	wait = now - d->start_ns;
+	/* one that reached no CPU (empty, own-only) was in its lock phase until now */
+	if (!drain_reached_cpu(d))
+		d->lock_ns = lock_time(d, now);
 	if (slow_threshold_ns && wait >= slow_threshold_ns)
 		slow_emit(d, tid, now, wait);
 	s = site_stats_of(&d->site, d->site_nr);
@@ -362,9 +375,11 @@ static __always_inline void drain_exit(void *ctx, __u8 level, bool twin)
 	hist_add(&s->hist[SITE_WAIT_NS], wait);
 	if (d->own_ns)
 		hist_add(&s->hist[SITE_OWN_NS], d->own_ns);
-	if (!drain_reached_cpu(d))
-		__sync_fetch_and_add(
-		    &s->count[d->own_batched ? SITE_OWN_ONLY_DRAINS : SITE_EMPTY_DRAINS], 1);
+	if (drain_reached_cpu(d))
+		return;
+	hist_add(&s->hist[SITE_LOCK_NS], d->lock_ns);
+	__sync_fetch_and_add(&s->count[d->own_batched ? SITE_OWN_ONLY_DRAINS : SITE_EMPTY_DRAINS],
+			     1);
 }
 
 #endif /* DRAIN_BPF_H */

@@ -509,9 +509,7 @@ const char *stall__part_key(enum wait_part p)
 const char *stall__part_text(enum wait_part p)
 {
 	return p < WAIT_PARTS ? parts[p].text
-			      : "no part of its wait is measured: its drains queued no work (empty "
-				"drains: they waited on the drain mutex while another's drain ran, "
-				"see EMPTY)";
+			      : "no part this mode measures has a share of its wait";
 }
 
 static __u64 at_most(__u64 v, __u64 max)

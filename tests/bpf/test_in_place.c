@@ -98,6 +98,8 @@ static void test_in_place(void)
 	CHECK(site(&s));
 	CHECK(s.count[SITE_DRAINS] == 2 && s.count[SITE_IN_PLACE] == 1);
 	CHECK(s.count[SITE_EMPTY_DRAINS] + s.count[SITE_OWN_ONLY_DRAINS] == 1);
+	/* a drain that reached no CPU was in its lock phase until it returned */
+	CHECK(s.hist[SITE_LOCK_NS].count == 2 && s.hist[SITE_WAIT_NS].count == 2);
 }
 
 /* -C: a drain counts where it reaches a chosen CPU, in place as by a work. */
