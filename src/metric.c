@@ -2,6 +2,9 @@
 #include "metric.h"
 #include "model.h"
 
+/* over p50, p99 and max: a site's and a CPU's alike */
+#define DISPATCH_TITLE "---- DISPATCH ---"
+
 const struct metric_desc metric__site_count[SITE_COUNTS] = {
     [SITE_DRAINS] = {"drains", "drains_total", PROM_COUNTER,
 		     "Calls of lru_add_drain_all() and lru_cache_disable().", SEEN_ALWAYS,
@@ -37,7 +40,7 @@ const struct metric_desc metric__site_count[SITE_COUNTS] = {
 const struct metric_desc metric__site_hist[SITE_HISTS] = {
     [SITE_DISPATCH_NS] = {"dispatch_ns", "dispatch_seconds", PROM_HISTOGRAM,
 			  "Work queued to work started on the target CPU.", SEEN_WORKS,
-			  .text = "---- DISPATCH ---", .text_max = true},
+			  .text = DISPATCH_TITLE, .text_max = true},
     [SITE_RUN_NS] = {"run_ns", "run_seconds", PROM_HISTOGRAM,
 		     "Work started to work ended on the target CPU.", SEEN_WORKS,
 		     .text = "------ RUN ------", .text_max = true},
@@ -60,20 +63,22 @@ const struct metric_desc metric__site_hist[SITE_HISTS] = {
 			  SEEN_IN_PLACE, .text = "- IN PLACE -"},
 };
 
-/* The text report's CPU table has columns of its own (.text NULL). */
 const struct metric_desc metric__cpu_count[CPU_COUNTS] = {
     [CPU_WORKS] = {"works", "victim_works_total", PROM_COUNTER, "Works run by a CPU for drains.",
-		   SEEN_WORKS, .text = NULL},
-    [CPU_SELF_WORKS] = {"self_works", NULL, PROM_COUNTER, NULL, SEEN_WORKS, .text = NULL},
-    [CPU_IPIS] = {"ipis", NULL, PROM_COUNTER, NULL, SEEN_IPI | SEEN_WORKS, .text = NULL},
+		   SEEN_WORKS, .text = "WORKS", .text_width = 6},
+    [CPU_SELF_WORKS] = {"self_works", NULL, PROM_COUNTER, NULL, SEEN_WORKS, .text = "SELF",
+			.text_width = 4},
+    [CPU_IPIS] = {"ipis", NULL, PROM_COUNTER, NULL, SEEN_IPI | SEEN_WORKS, .text = "IPIS",
+		  .text_width = 5},
 };
 
 const struct metric_desc metric__cpu_hist[CPU_HISTS] = {
     [CPU_DISPATCH_NS] = {"dispatch_ns", "victim_dispatch_seconds_total", PROM_HIST_SUM,
 			 "Time works for drains waited to start on a CPU.", SEEN_WORKS,
-			 .text = NULL},
+			 .text = DISPATCH_TITLE, .text_max = true},
     [CPU_RUN_NS] = {"run_ns", "victim_run_seconds_total", PROM_HIST_SUM,
-		    "Time a CPU spent running works for drains.", SEEN_WORKS, .text = NULL},
+		    "Time a CPU spent running works for drains.", SEEN_WORKS,
+		    .text = "--------- RUN ---------", .text_max = true, .text_total = true},
 };
 
 bool metric__seen(const struct metric_desc *d, const struct model_info *info)

@@ -41,13 +41,15 @@ struct metric_desc {
 	const char *help;  /* the family's HELP */
 	unsigned int seen; /* enum metric_seen's bits */
 	/*
-	 * The text report's site table: a count's column header, or the title
-	 * over a histogram's p50 and p99 (and max) columns; NULL: no column.
+	 * The text report's site or CPU table: a count's column header, or the
+	 * title over a histogram's p50 and p99 (and max, and TOTAL) columns;
+	 * NULL: no column.
 	 */
 	const char *text;
 	const char *text_bound; /* the title where the metric is a lower bound (WAIT~) */
 	int text_width;		/* a count's column width */
 	bool text_max;		/* a histogram's max column too */
+	bool text_total;	/* a histogram's TOTAL column (its sum) too */
 };
 
 extern const struct metric_desc metric__site_count[SITE_COUNTS];

@@ -5,8 +5,10 @@
  * Labels stay bounded: site and cgroup (at most max_sites pairs + "other",
  * comms merged; cgroup by default the unit or pod, not the container), cpu on
  * the victim families, advice and reason from fixed lists. Loss counters are
- * drainstat_lost_events_total{reason} (sum() gives the report's "lost"); the
- * counters that mark a measurement as inexact are drainstat_inexact_events_total.
+ * one family by reason (FAM_LOST_EVENTS: sum() gives the report's "lost"), the
+ * counters that mark a measurement as inexact another (FAM_INEXACT_EVENTS).
+ * Each family is named once, with its HELP: a site's and a CPU's metrics in
+ * src/metric.c, the others in prom_families below.
  * Families a mode cannot measure (lock, empty, forced, local, ipis, fadvise) are
  * absent, not zero. Histogram edges are bucket edges, so every count is exact:
  * le="2^k ns" holds the samples below 2^k ns (a sample of exactly 2^k ns, the
@@ -26,9 +28,82 @@
 
 #define NS_PER_SEC 1000000000ULL
 
-static void put_family(FILE *f, const char *name, const char *type, const char *help)
+/* The export's families that are not a site's or a CPU's metric (those are src/metric.c's). */
+enum prom_family {
+	FAM_INFO,
+	FAM_FADVISE_CALLS,
+	FAM_FADVISE_ESCALATIONS,
+	FAM_DRAINS_IN_FLIGHT,
+	FAM_OLDEST_DRAIN_IN_FLIGHT,
+	FAM_MUTEX_WAITERS,
+	FAM_PENDING_WORKS,
+	FAM_OLDEST_PENDING_WORK,
+	FAM_STUCK_DRAINS,
+	FAM_STUCK_PENDING_WORKS,
+	FAM_LOST_EVENTS,
+	FAM_INEXACT_EVENTS,
+	PROM_FAMILIES
+};
+
+/* A family's name after "drainstat_", its type and its HELP. */
+static const struct prom_family_desc {
+	const char *name, *type, *help;
+} prom_families[PROM_FAMILIES] = {
+    [FAM_INFO] = {"info", "gauge",
+		  "drainstat's version, mode and kernel, and whether the kernel has Queue PerCPU "
+		  "Work (its drains' works are then not exported); always 1."},
+    [FAM_FADVISE_CALLS] = {"fadvise_calls_total", "counter", "posix_fadvise() calls by advice."},
+    [FAM_FADVISE_ESCALATIONS] = {"fadvise_escalations_total", "counter",
+				 "posix_fadvise() calls inside which a drain started."},
+    [FAM_DRAINS_IN_FLIGHT] = {"drains_in_flight", "gauge",
+			      "Drains entered (tracepoint mode: with works queued) and not ended."},
+    [FAM_OLDEST_DRAIN_IN_FLIGHT] = {"oldest_drain_in_flight_seconds", "gauge",
+				    "How long the oldest drain in flight has been in flight; 0 "
+				    "when none."},
+    [FAM_MUTEX_WAITERS] = {"mutex_waiters", "gauge",
+			   "Tasks in lru_add_drain_all() with no work queued yet: waiting for the "
+			   "drain mutex."},
+    [FAM_PENDING_WORKS] = {"pending_works", "gauge",
+			   "Works of drains in flight queued on a CPU and not started; only CPUs "
+			   "with one."},
+    [FAM_OLDEST_PENDING_WORK] = {"oldest_pending_work_seconds", "gauge",
+				 "How long the oldest pending work on a CPU has waited to start."},
+    [FAM_STUCK_DRAINS] = {"stuck_drains", "gauge",
+			  "Drains in flight past the stuck threshold (--stuck), by the cause of "
+			  "their stall (reason): a mutex waiter's, or that of its first pending "
+			  "work's CPU; only while one is stuck."},
+    [FAM_STUCK_PENDING_WORKS] =
+	{"stuck_pending_works", "gauge",
+	 "Pending works of stuck drains, by CPU and the cause of their stall "
+	 "there (reason); only CPUs with one, while a drain is stuck."},
+    [FAM_LOST_EVENTS] = {"lost_events_total", "counter",
+			 "Events drainstat could not measure, by reason (a full map, a lost stack, "
+			 "a skipped run, a missed kretprobe)."},
+    [FAM_INEXACT_EVENTS] = {"inexact_events_total", "counter",
+			    "Events measured only in part, or saved another way (twin_skips), by "
+			    "reason."},
+};
+
+static void put_help_type(FILE *f, const char *name, const char *type, const char *help)
 {
 	fprintf(f, "# HELP drainstat_%s %s\n# TYPE drainstat_%s %s\n", name, help, name, type);
+}
+
+static void put_family(FILE *f, enum prom_family k)
+{
+	put_help_type(f, prom_families[k].name, prom_families[k].type, prom_families[k].help);
+}
+
+/* A metric of src/metric.c as its family: a histogram, or a count, a count or a sum of one. */
+static void put_metric_family(FILE *f, const struct metric_desc *d)
+{
+	put_help_type(f, d->prom, d->shape == PROM_HISTOGRAM ? "histogram" : "counter", d->help);
+}
+
+/* k's name, after "drainstat_" in its series. */
+static const char *family(enum prom_family k)
+{
+	return prom_families[k].name;
 }
 
 /* len bytes of s, escaped as the format requires. */
@@ -98,7 +173,7 @@ static void put_site_counter(FILE *f, const struct prom_site *v, int n, const st
 {
 	int i;
 
-	put_family(f, d->prom, "counter", d->help);
+	put_metric_family(f, d);
 	for (i = 0; i < n; i++) {
 		const __u64 value = hist ? v[i].hist[k].count : v[i].count[k];
 
@@ -119,7 +194,7 @@ static void put_site_by_kind(FILE *f, const struct prom_site *v, int n, const st
 {
 	int i;
 
-	put_family(f, d->prom, "counter", d->help);
+	put_metric_family(f, d);
 	for (i = 0; i < n; i++) {
 		if (!v[i].count[k])
 			continue;
@@ -167,7 +242,7 @@ static void put_site_hist(FILE *f, const struct prom_site *v, int n, const struc
 {
 	int i;
 
-	put_family(f, d->prom, "histogram", d->help);
+	put_metric_family(f, d);
 	/* the sites with a sample, now or in an export before (held up: +Inf, the count) */
 	for (i = 0; i < n; i++)
 		if (v[i].hist[k].le[NR_LE - 1])
@@ -206,16 +281,16 @@ static void put_fadvise(FILE *f, const struct model *m)
 	__u64 escalations = 0;
 	int i;
 
-	put_family(f, "fadvise_calls_total", "counter", "posix_fadvise() calls by advice.");
+	put_family(f, FAM_FADVISE_CALLS);
 	for (i = 0; i < FADVISE_ADVICE_SLOTS; i++) {
-		fputs("drainstat_fadvise_calls_total{", f);
+		fprintf(f, "drainstat_%s{", family(FAM_FADVISE_CALLS));
 		put_label(f, "advice", m->fadvise[i].advice);
 		fprintf(f, "} %llu\n", (unsigned long long)m->fadvise[i].calls);
 		escalations += m->fadvise[i].escalations;
 	}
-	put_family(f, "fadvise_escalations_total", "counter",
-		   "posix_fadvise() calls inside which a drain started.");
-	fprintf(f, "drainstat_fadvise_escalations_total %llu\n", (unsigned long long)escalations);
+	put_family(f, FAM_FADVISE_ESCALATIONS);
+	fprintf(f, "drainstat_%s %llu\n", family(FAM_FADVISE_ESCALATIONS),
+		(unsigned long long)escalations);
 }
 
 /* A target CPU's count, or a histogram's count or sum (in seconds), as d's shape says. */
@@ -245,22 +320,21 @@ static void put_victims(FILE *f, const struct model *m)
 
 		if (!d->prom || !metric__seen(d, &m->info))
 			continue;
-		put_family(f, d->prom, "counter", d->help);
+		put_metric_family(f, d);
 		for (i = 0; i < m->nr_cpus; i++)
 			put_cpu_value(f, &m->cpus[i], d, j, hist);
 	}
 }
 
-static void put_counters(FILE *f, const struct model *m, bool loss, const char *name,
-			 const char *help)
+static void put_counters(FILE *f, const struct model *m, bool loss, enum prom_family k)
 {
 	int i;
 
-	put_family(f, name, "counter", help);
+	put_family(f, k);
 	for (i = 0; i < CNT_NR; i++) {
 		if (model__counter_is_loss(i) != loss || !model__counter_name(i))
 			continue;
-		fprintf(f, "drainstat_%s{reason=\"%s\"} %llu\n", name, model__counter_name(i),
+		fprintf(f, "drainstat_%s{reason=\"%s\"} %llu\n", family(k), model__counter_name(i),
 			(unsigned long long)m->counters[i]);
 	}
 }
@@ -321,16 +395,13 @@ static void put_pending(FILE *f, const struct model *m)
 	if (!p)
 		return;
 	n = pending_by_cpu(m, p);
-	put_family(
-	    f, "pending_works", "gauge",
-	    "Works of drains in flight queued on a CPU and not started; only CPUs with one.");
+	put_family(f, FAM_PENDING_WORKS);
 	for (k = 0; k < n; k++)
-		fprintf(f, "drainstat_pending_works{cpu=\"%d\"} %llu\n", p[k].cpu,
+		fprintf(f, "drainstat_%s{cpu=\"%d\"} %llu\n", family(FAM_PENDING_WORKS), p[k].cpu,
 			(unsigned long long)p[k].works);
-	put_family(f, "oldest_pending_work_seconds", "gauge",
-		   "How long the oldest pending work on a CPU has waited to start.");
+	put_family(f, FAM_OLDEST_PENDING_WORK);
 	for (k = 0; k < n; k++) {
-		fprintf(f, "drainstat_oldest_pending_work_seconds{cpu=\"%d\"} ", p[k].cpu);
+		fprintf(f, "drainstat_%s{cpu=\"%d\"} ", family(FAM_OLDEST_PENDING_WORK), p[k].cpu);
 		put_seconds(f, p[k].oldest_ns);
 		fputc('\n', f);
 	}
@@ -388,12 +459,11 @@ static void put_stuck_works(FILE *f, const struct model *m)
 	if (!p)
 		return;
 	n = stuck_by_cpu(m, p);
-	put_family(f, "stuck_pending_works", "gauge",
-		   "Pending works of stuck drains, by CPU and the cause of their stall there "
-		   "(reason); only CPUs with one, while a drain is stuck.");
+	put_family(f, FAM_STUCK_PENDING_WORKS);
 	for (i = 0; i < n; i++)
-		fprintf(f, "drainstat_stuck_pending_works{cpu=\"%d\",reason=\"%s\"} %llu\n",
-			p[i].cpu, stall__key(p[i].cause), (unsigned long long)p[i].works);
+		fprintf(f, "drainstat_%s{cpu=\"%d\",reason=\"%s\"} %llu\n",
+			family(FAM_STUCK_PENDING_WORKS), p[i].cpu, stall__key(p[i].cause),
+			(unsigned long long)p[i].works);
 	free(p);
 }
 
@@ -407,14 +477,12 @@ static void put_stuck(FILE *f, const struct model *m)
 
 	if (!m->nr_stuck)
 		return;
-	put_family(f, "stuck_drains", "gauge",
-		   "Drains in flight past the stuck threshold (--stuck), by the cause of their "
-		   "stall (reason): a mutex waiter's, or that of its first pending work's CPU; "
-		   "only while one is stuck.");
+	put_family(f, FAM_STUCK_DRAINS);
 	for (i = 0; i < m->nr_in_flight; i++)
 		n[model__drain_cause(&m->in_flight[i])] += m->in_flight[i].stuck;
 	for (c = 0; c < STALL_CAUSES; c++)
-		fprintf(f, "drainstat_stuck_drains{reason=\"%s\"} %d\n", stall__key(c), n[c]);
+		fprintf(f, "drainstat_%s{reason=\"%s\"} %d\n", family(FAM_STUCK_DRAINS),
+			stall__key(c), n[c]);
 	put_stuck_works(f, m);
 }
 
@@ -425,19 +493,15 @@ static void put_stuck(FILE *f, const struct model *m)
  */
 static void put_in_flight(FILE *f, const struct model *m)
 {
-	put_family(f, "drains_in_flight", "gauge",
-		   "Drains entered (tracepoint mode: with works queued) and not ended.");
-	fprintf(f, "drainstat_drains_in_flight %d\n", m->nr_in_flight);
-	put_family(f, "oldest_drain_in_flight_seconds", "gauge",
-		   "How long the oldest drain in flight has been in flight; 0 when none.");
-	fputs("drainstat_oldest_drain_in_flight_seconds ", f);
+	put_family(f, FAM_DRAINS_IN_FLIGHT);
+	fprintf(f, "drainstat_%s %d\n", family(FAM_DRAINS_IN_FLIGHT), m->nr_in_flight);
+	put_family(f, FAM_OLDEST_DRAIN_IN_FLIGHT);
+	fprintf(f, "drainstat_%s ", family(FAM_OLDEST_DRAIN_IN_FLIGHT));
 	put_seconds(f, m->oldest_in_flight_ns);
 	fputc('\n', f);
 	if (m->info.entry_visible && !m->info.works_unseen) {
-		put_family(f, "mutex_waiters", "gauge",
-			   "Tasks in lru_add_drain_all() with no work queued yet: waiting for "
-			   "the drain mutex.");
-		fprintf(f, "drainstat_mutex_waiters %d\n", m->mutex_waiters);
+		put_family(f, FAM_MUTEX_WAITERS);
+		fprintf(f, "drainstat_%s %d\n", family(FAM_MUTEX_WAITERS), m->mutex_waiters);
 	}
 	put_pending(f, m);
 	put_stuck(f, m);
@@ -445,10 +509,8 @@ static void put_in_flight(FILE *f, const struct model *m)
 
 static void put_info(FILE *f, const struct model_info *info, const char *version)
 {
-	put_family(f, "info", "gauge",
-		   "drainstat's version, mode and kernel, and whether the kernel has Queue PerCPU "
-		   "Work (its drains' works are then not exported); always 1.");
-	fputs("drainstat_info{", f);
+	put_family(f, FAM_INFO);
+	fprintf(f, "drainstat_%s{", family(FAM_INFO));
 	put_label(f, "version", version);
 	fputc(',', f);
 	put_label(f, "mode", info->mode);
@@ -473,9 +535,6 @@ void report_prom__print(FILE *f, const struct model *m, const struct prom_opts *
 		put_fadvise(f, m);
 	put_victims(f, m);
 	put_in_flight(f, m);
-	put_counters(f, m, true, "lost_events_total",
-		     "Events drainstat could not measure, by reason (a full map, a lost stack, a "
-		     "skipped run, a missed kretprobe).");
-	put_counters(f, m, false, "inexact_events_total",
-		     "Events measured only in part, or saved another way (twin_skips), by reason.");
+	put_counters(f, m, true, FAM_LOST_EVENTS);
+	put_counters(f, m, false, FAM_INEXACT_EVENTS);
 }

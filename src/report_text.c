@@ -2,24 +2,24 @@
 /*
  * The text report: its header line, the site table (with -s the stacks, with
  * -H the histograms), the local drains, fadvise, the victim CPUs and the
- * counters. The drains one by one (in flight, the -T log's) are in
- * report_text_drain.c.
+ * counters. The tables' columns are in report_text_columns.c, the drains one
+ * by one (in flight, the -T log's) in report_text_drain.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cgroups.h"
 #include "container.h"
-#include "hist.h"
-#include "metric.h"
 #include "escape.h"
+#include "hist.h"
 #include "report_text.h"
 #include "report_text_int.h"
 #include "units.h"
 
-#define NUM_W	     6 /* a duration column: " 9.1us" */
 #define SITE_MAX_W   40
 #define CGROUP_MAX_W 32 /* the path's last components that fit, "…/" before; -s adds it whole */
+#define CPU_W	     4	/* the CPU table's key: "CPU", a CPU's number, "rest" */
+#define ADVICE_W     10 /* the FADVISE table's key: an advice */
 
 /* ", comm foo, cgroup /sys/fs/cgroup/x, CPUs 2-3 only": -c, --cgroup and -C. */
 static void put_filters(FILE *f, const struct model_info *info)
@@ -49,43 +49,6 @@ void report_text__header(FILE *f, const struct model_info *info, const char *ver
 	fprintf(f, "\n");
 	if (info->blind_spots)
 		fprintf(f, "%s mode cannot see %s\n", info->mode, info->blind_spots);
-}
-
-static void put_ns(FILE *f, __u64 ns)
-{
-	char buf[UNITS_DURATION_LEN];
-
-	fprintf(f, " %*s", NUM_W - 1, units__duration(ns, buf, sizeof(buf)));
-}
-
-/*
- * Percentile p of h; ">=73m" where it is only a lower bound (beyond the
- * histogram's last finite bucket): five columns, ASCII as the rest.
- */
-static void put_percentile(FILE *f, const struct sparse_hist *h, double p)
-{
-	char buf[UNITS_DURATION_LEN], shown[UNITS_DURATION_LEN + 2];
-	bool lower_bound;
-	__u64 ns = hist__percentile(h, p, &lower_bound);
-
-	snprintf(shown, sizeof(shown), "%s%s", lower_bound ? ">=" : "",
-		 units__duration(ns, buf, sizeof(buf)));
-	fprintf(f, " %*s", NUM_W - 1, shown);
-}
-
-/* "p50 p99 max" of a histogram; "-" for each when it is empty. */
-static void put_dist(FILE *f, const struct sparse_hist *h, bool with_max)
-{
-	if (!h->count) {
-		fprintf(f, " %*s %*s", NUM_W - 1, "-", NUM_W - 1, "-");
-		if (with_max)
-			fprintf(f, " %*s", NUM_W - 1, "-");
-		return;
-	}
-	put_percentile(f, h, 0.50);
-	put_percentile(f, h, 0.99);
-	if (with_max)
-		put_ns(f, h->max);
 }
 
 /* The key columns' widths: comm 0 where --by leaves it out, cgroup 0 where it does. */
@@ -168,94 +131,21 @@ static void put_keys(FILE *f, const struct model_site *s, const struct site_widt
 	free(cgroup);
 }
 
-/*
- * The site table's columns after the key's (SITE, COMM, CGROUP), in order: metric.c's counts
- * and histograms, each shown where the mode measures it (metric__seen()).
- * Entry-visible modes add lock time, empty and forced drains, and with the
- * local drains hooked the drains that drained only their own CPU and the
- * time of that own drain; IPIs where counted. With Queue PerCPU Work what
- * depends on a drain's works is left out (SEEN_WORKS).
- */
-static const struct site_column {
-	bool hist;
-	int metric; /* its index in SITE_COUNTS, or in SITE_HISTS */
-} site_columns[] = {
-    {false, SITE_DRAINS},	   {false, SITE_WORKS},	       {false, SITE_SELF_WORKS},
-    {true, SITE_DISPATCH_NS},	   {true, SITE_RUN_NS},	       {true, SITE_WAIT_NS},
-    {true, SITE_LOCK_NS},	   {false, SITE_EMPTY_DRAINS}, {false, SITE_FORCED_DRAINS},
-    {false, SITE_OWN_ONLY_DRAINS}, {true, SITE_OWN_NS},	       {false, SITE_IPIS},
-    {false, SITE_IN_PLACE},	   {true, SITE_IN_PLACE_NS},
-};
-
-#define NR_SITE_COLUMNS (int)(sizeof(site_columns) / sizeof(site_columns[0]))
-
-static const struct metric_desc *column_desc(const struct site_column *c)
-{
-	return c->hist ? &metric__site_hist[c->metric] : &metric__site_count[c->metric];
-}
-
-/* The metric of column i, if this mode shows it. */
-static const struct metric_desc *shown(int i, const struct model_info *info)
-{
-	const struct metric_desc *d = column_desc(&site_columns[i]);
-
-	return metric__seen(d, info) ? d : NULL;
-}
-
-/* A histogram's title over its columns; the counts before it, blank. */
-static void print_titles(FILE *f, const struct site_widths *w, const struct model_info *info)
-{
-	int i, pad = w->site + (w->comm ? 1 + w->comm : 0) + (w->cgroup ? 1 + w->cgroup : 0);
-	const struct metric_desc *d;
-
-	for (i = 0; i < NR_SITE_COLUMNS; i++) {
-		if (!(d = shown(i, info)))
-			continue;
-		if (!site_columns[i].hist) {
-			pad += 1 + d->text_width;
-			continue;
-		}
-		fprintf(f, "%*s %s", pad, "",
-			info->wait_is_lower_bound && d->text_bound ? d->text_bound : d->text);
-		pad = 0;
-	}
-	fputc('\n', f);
-}
-
 static void print_site_header(FILE *f, const struct site_widths *w, const struct model_info *info)
 {
-	const struct metric_desc *d;
-	int i;
+	const int key_w = w->site + (w->comm ? 1 + w->comm : 0) + (w->cgroup ? 1 + w->cgroup : 0);
 
-	print_titles(f, w, info);
+	report_text_over_titles(f, TEXT_SITES, key_w, info);
 	put_key_titles(f, w, "SITE");
-	for (i = 0; i < NR_SITE_COLUMNS; i++) {
-		if (!(d = shown(i, info)))
-			continue;
-		if (!site_columns[i].hist)
-			fprintf(f, " %*s", d->text_width, d->text);
-		else
-			fprintf(f, " %5s %5s%s", "p50", "p99", d->text_max ? "   max" : "");
-	}
+	report_text_metric_titles(f, TEXT_SITES, info);
 	fputc('\n', f);
 }
 
 static void print_site_row(FILE *f, const struct model_site *s, const struct site_widths *w,
 			   const struct model_info *info)
 {
-	const struct metric_desc *d;
-	int i;
-
 	put_keys(f, s, w);
-	for (i = 0; i < NR_SITE_COLUMNS; i++) {
-		if (!(d = shown(i, info)))
-			continue;
-		if (site_columns[i].hist)
-			put_dist(f, &s->hist[site_columns[i].metric], d->text_max);
-		else
-			fprintf(f, " %*llu", d->text_width,
-				(unsigned long long)s->count[site_columns[i].metric]);
-	}
+	report_text_metric_columns(f, TEXT_SITES, s->count, s->hist, info);
 	fputc('\n', f);
 }
 
@@ -412,12 +302,19 @@ static int cmp_local_total(const void *a, const void *b)
 	return strcmp(x->site, y->site);
 }
 
+/* The LOCAL table's count between its key and its histogram: lru_add_drain() calls. */
+enum local_column { LOCAL_COL_CALLS, LOCAL_COLUMNS };
+
+static const struct text_column local_columns[LOCAL_COLUMNS] = {
+    [LOCAL_COL_CALLS] = {"CALLS", 6},
+};
+
 static void print_local_row(FILE *f, const struct model_site *s, const struct site_widths *w)
 {
 	put_keys(f, s, w);
-	fprintf(f, " %6llu", (unsigned long long)s->hist[SITE_LOCAL_NS].count);
-	put_dist(f, &s->hist[SITE_LOCAL_NS], true);
-	put_ns(f, s->hist[SITE_LOCAL_NS].sum);
+	fprintf(f, " %*llu", local_columns[LOCAL_COL_CALLS].width,
+		(unsigned long long)s->hist[SITE_LOCAL_NS].count);
+	report_text_hist_columns(f, &s->hist[SITE_LOCAL_NS], true, true);
 	fputc('\n', f);
 }
 
@@ -439,12 +336,30 @@ static void print_local(FILE *f, const struct model *m)
 	qsort(rows, (size_t)n, sizeof(*rows), cmp_local_total);
 	fputc('\n', f);
 	put_key_titles(f, &w, "LOCAL");
-	fprintf(f, " %6s %5s %5s %5s %5s\n", "CALLS", "p50", "p99", "max", "TOTAL");
+	report_text_titles(f, local_columns, LOCAL_COLUMNS);
+	report_text_hist_titles(f, true, true);
+	fputc('\n', f);
 	for (i = 0; i < n && i < LOCAL_ROWS; i++)
 		print_local_row(f, rows[i], &w);
 	if (n > LOCAL_ROWS)
 		fprintf(f, "(%d more)\n", n - LOCAL_ROWS);
 	free(rows);
+}
+
+/* The FADVISE table's counts between an advice and its latency's histogram. */
+enum fadvise_column { FADVISE_COL_CALLS, FADVISE_COL_ESCALATED, FADVISE_COLUMNS };
+
+static const struct text_column fadvise_columns[FADVISE_COLUMNS] = {
+    [FADVISE_COL_CALLS] = {"CALLS", 7},
+    [FADVISE_COL_ESCALATED] = {"ESCALATED", 9},
+};
+
+static void print_fadvise_header(FILE *f)
+{
+	fprintf(f, "\n%-*s", ADVICE_W, "FADVISE");
+	report_text_titles(f, fadvise_columns, FADVISE_COLUMNS);
+	report_text_hist_titles(f, true, false);
+	fputc('\n', f);
 }
 
 static void print_fadvise(FILE *f, const struct model *m)
@@ -466,12 +381,13 @@ static void print_fadvise(FILE *f, const struct model *m)
 		if (!a->calls)
 			continue;
 		if (!any)
-			fprintf(f, "\n%-10s %7s %9s %5s %5s %5s\n", "FADVISE", "CALLS", "ESCALATED",
-				"p50", "p99", "max");
+			print_fadvise_header(f);
 		any = true;
-		fprintf(f, "%-10s %7llu %9llu", a->advice, (unsigned long long)a->calls,
+		fprintf(f, "%-*s %*llu %*llu", ADVICE_W, a->advice,
+			fadvise_columns[FADVISE_COL_CALLS].width, (unsigned long long)a->calls,
+			fadvise_columns[FADVISE_COL_ESCALATED].width,
 			(unsigned long long)a->escalations);
-		put_dist(f, &a->latency_ns, true);
+		report_text_hist_columns(f, &a->latency_ns, true, false);
 		fputc('\n', f);
 	}
 	if (!any)
@@ -486,18 +402,6 @@ static void print_fadvise(FILE *f, const struct model *m)
  */
 #define CPU_TABLE_ALL 16
 #define CPU_TABLE_TOP 5
-
-static void put_cpu_columns(FILE *f, const __u64 *count, const struct sparse_hist *hist,
-			    bool has_ipi)
-{
-	fprintf(f, " %6llu %4llu", (unsigned long long)count[CPU_WORKS],
-		(unsigned long long)count[CPU_SELF_WORKS]);
-	put_dist(f, &hist[CPU_DISPATCH_NS], true);
-	put_dist(f, &hist[CPU_RUN_NS], true);
-	put_ns(f, hist[CPU_RUN_NS].sum);
-	if (has_ipi)
-		fprintf(f, " %5llu", (unsigned long long)count[CPU_IPIS]);
-}
 
 /* The CPU_TABLE_TOP rows of m not yet in shown, the largest by key first. */
 static void mark_top(const struct model *m, bool *shown, __u64 (*key)(const struct model_cpu *c))
@@ -543,13 +447,21 @@ static void print_cpu_rest(FILE *f, const struct model *m, const bool *shown)
 		for (k = 0; k < CPU_HISTS; k++)
 			merged = merged && !hist__merge(&hist[k], &m->cpus[i].hist[k], &arena);
 	}
-	fprintf(f, "%-4s", "rest");
+	fprintf(f, "%-*s", CPU_W, "rest");
 	if (merged)
-		put_cpu_columns(f, count, hist, m->info.has_ipi);
+		report_text_metric_columns(f, TEXT_CPUS, count, hist, &m->info);
 	else
 		fprintf(f, " (out of memory)");
 	fprintf(f, "  %d CPUs\n", nr);
 	arena__free(&arena);
+}
+
+static void print_cpu_header(FILE *f, const struct model_info *info)
+{
+	report_text_over_titles(f, TEXT_CPUS, CPU_W, info);
+	fprintf(f, "%-*s", CPU_W, "CPU");
+	report_text_metric_titles(f, TEXT_CPUS, info);
+	fputc('\n', f);
 }
 
 static void print_cpus(FILE *f, const struct model *m, bool all)
@@ -572,14 +484,13 @@ static void print_cpus(FILE *f, const struct model *m, bool all)
 			"%d CPUs with works: the %d largest by TOTAL and by max dispatch, the "
 			"rest summed (--all-cpus: every CPU)\n",
 			m->nr_cpus, CPU_TABLE_TOP);
-	fprintf(f, "%16s %s %s\n", "", "---- DISPATCH ---", "--------- RUN ---------");
-	fprintf(f, "%-4s %6s %4s %5s %5s %5s %5s %5s %5s %5s%s\n", "CPU", "WORKS", "SELF", "p50",
-		"p99", "max", "p50", "p99", "max", "TOTAL", m->info.has_ipi ? "  IPIS" : "");
+	print_cpu_header(f, &m->info);
 	for (i = 0; i < m->nr_cpus; i++) {
 		if (shown && !shown[i])
 			continue;
-		fprintf(f, "%-4d", m->cpus[i].cpu);
-		put_cpu_columns(f, m->cpus[i].count, m->cpus[i].hist, m->info.has_ipi);
+		fprintf(f, "%-*d", CPU_W, m->cpus[i].cpu);
+		report_text_metric_columns(f, TEXT_CPUS, m->cpus[i].count, m->cpus[i].hist,
+					   &m->info);
 		fputc('\n', f);
 	}
 	if (shown)

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The man page against the code: it lints clean, and it lists exactly the long
-# options --help prints, every exit code of src/cli.h and every counter the
-# report can print.
+# options --help prints, every exit code of src/cli.h, every counter the
+# report can print and every family the exporter writes. The README's example
+# report and the families it names, against the code too.
 set -u
 . tests/host/lib.sh
 
@@ -80,5 +81,22 @@ named=$(render | grep -oE 'drainstat_[a-z_]+' | grep -v '^drainstat_fexit_' | so
 check "the exporter's goldens have families" test -n "$written"
 expect_none "every family the exporter writes is in the man page" "$(missing "$written" "$named")"
 expect_none "every family of the man page is one the exporter writes" "$(missing "$named" "$written")"
+
+# The README names a few families, and its example report shows the text
+# report's tables: those families are written, those column titles printed
+# (the text report's goldens, tests/unit/test_report.c, from src/metric.c and
+# src/report_text.c's column tables).
+titles() {
+	grep -hE '^ *(SITE|LOCAL|FADVISE|CPU) +[A-Z]' "$@" | tr -s ' ' '\n' | sed '/^$/d'
+	grep -ohE -- '-+ [A-Z][A-Z ~]*[A-Z~] -+' "$@"
+}
+readme_families=$(grep -oE 'drainstat_[a-z_]+' README | sort -u)
+expect_none "every family the README names is one the exporter writes" \
+	"$(missing "$readme_families" "$written")"
+readme_titles=$(titles README | sort -u)
+printed=$(titles tests/golden/*.txt | sort -u)
+check "the README's example has column titles" test -n "$readme_titles"
+expect_none "every column title of the README's example is one the text report prints" \
+	"$(missing "$readme_titles" "$printed")"
 
 exit 0
