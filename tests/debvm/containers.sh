@@ -167,13 +167,7 @@ sed 's/^/    /' "$TMP/text"
 # view names the container of the task that holds the pending CPU, text
 # (podman:<the short id>) and JSON (its id as podman ps gives it).
 . tests/lib/stuck.sh
-STUCKDRAIN=$PWD/build/tests/stuckdrain
-STUCK_DATA=/var/tmp/drainspin.data
-SPIN_MS=1500
-STUCK_MS=300
-INTERVAL_MS=200
-T_MS=400
-SLACK_MS=100
+stuck_machine_params "$PWD/build/tests/stuckdrain" /var/tmp/drainspin.data
 SPIN_START=$SECONDS
 
 # in_podman PID: stuckdrain PID's spinner moved into the podman container.

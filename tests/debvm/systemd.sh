@@ -330,13 +330,7 @@ rm -f /var/tmp/drainwork*.data
 # The in-flight view, text and JSON, names the spinner's unit on the pending
 # CPU's line and the caller's on the caller's.
 . tests/lib/stuck.sh
-STUCKDRAIN=$PWD/build/tests/stuckdrain
-STUCK_DATA=/var/tmp/drainspin.data
-SPIN_MS=1500
-STUCK_MS=300
-INTERVAL_MS=200
-T_MS=400
-SLACK_MS=100
+stuck_machine_params "$PWD/build/tests/stuckdrain" /var/tmp/drainspin.data
 SPIN_START=$SECONDS
 
 # in_drainspin PID: stuckdrain PID's spinner moved into drainspin.service.

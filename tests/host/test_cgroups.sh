@@ -155,13 +155,7 @@ expect_eq "100 cgroups: every drain counted (bpftrace's)" \
 # (stuckdrain -X) in a cgroup apart from the dropper's and the waiter's. The
 # text, JSON and -T name the caller's cgroup on its line and the spinner's on
 # the pending CPU's.
-STUCKDRAIN=$WORKLOADS/stuckdrain
-STUCK_DATA=$TMPDIR_TEST/stuck.data
-SPIN_MS=1500
-STUCK_MS=300
-INTERVAL_MS=200
-T_MS=400
-SLACK_MS=100
+stuck_machine_params "$WORKLOADS/stuckdrain" "$TMPDIR_TEST/stuck.data"
 CALLER_CG=dstest$$-caller
 SPIN_CG=dstest$$-spinner
 # shellcheck disable=SC2317 # run by stuck_run

@@ -11,13 +11,7 @@ set -u
 . tests/host/lib.sh
 . tests/lib/stuck.sh
 
-STUCKDRAIN=$WORKLOADS/stuckdrain
-STUCK_DATA=$TMPDIR_TEST/data
-SPIN_MS=1500
-STUCK_MS=300
-INTERVAL_MS=200
-T_MS=400
-SLACK_MS=100
+stuck_machine_params "$WORKLOADS/stuckdrain" "$TMPDIR_TEST/data"
 
 trap 'stuck_restore; cleanup_test' EXIT
 check "RT throttling off" stuck_setup

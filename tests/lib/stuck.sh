@@ -10,7 +10,8 @@
 #
 # The caller sets DRAINSTAT, STUCKDRAIN, STUCK_DATA (a file on a block
 # filesystem), SPIN_MS, STUCK_MS (--stuck), INTERVAL_MS (the reports'), T_MS
-# (-T) and SLACK_MS (how late a report may come on this machine); and where
+# (-T) and SLACK_MS (how late a report may come on this machine), the last
+# six by stuck_vm_params or stuck_machine_params below; and where
 # CPU 1 is isolated and nohz_full (booted so), STUCK_ISOLATED=true.
 
 RT_RUNTIME=/proc/sys/kernel/sched_rt_runtime_us
@@ -36,6 +37,19 @@ stuck_vm_params() {
 	INTERVAL_MS=500
 	T_MS=1500
 	SLACK_MS=700
+}
+
+# The parameters on a machine of its own (the host, the Debian system):
+# stuckdrain STUCKDRAIN and its FILE DATA, a 1.5 s spin, --stuck 300ms,
+# reports every 200 ms, -T 400ms, a report up to 100 ms late.
+stuck_machine_params() {
+	STUCKDRAIN=$1
+	STUCK_DATA=$2
+	SPIN_MS=1500
+	STUCK_MS=300
+	INTERVAL_MS=200
+	T_MS=400
+	SLACK_MS=100
 }
 
 # RT throttling off, and the fair server where debugfs lets us. 0 or 1.
