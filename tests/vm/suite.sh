@@ -313,6 +313,10 @@ stuck_all() {
 			mkdir -p /tmp/stuck-$mode
 			stuck_suite $mode /tmp/stuck-$mode
 		done
+		# a normal task's stall, where entries are seen and where not
+		for mode in $BEST tracepoint; do
+			stuck_normal $mode /tmp/stuck-$mode
+		done
 		# the example of the README and the man page
 		grep -B1 -A4 '^STUCK' /tmp/stuck-$BEST/text | head -n 12 | sed 's/^/# /'
 	else

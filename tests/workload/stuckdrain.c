@@ -30,6 +30,20 @@
  * N + 1 callers on the mutex behind the held drain (kprobe mode's kretprobes
  * must have room for them all).
  *
+ * With -N NICE the spinner stays SCHED_OTHER, at nice NICE, instead of turning
+ * SCHED_FIFO: a normal task that holds CPU A only as long as the fair class lets
+ * it starve the kworker (the caller lowers the kworkers' weight: renices them).
+ * With -R the dropper first writes /proc/sys/vm/stat_refresh, which runs a work
+ * on every CPU's kworker and waits for them: CPU A's runs once the fair class
+ * lets it under the spinner, and that run is charged to the kworker at its
+ * weight; its next work, the drain's, then waits until the spinner has run as
+ * much longer as the spinner's weight exceeds the kworker's (nice -20 against
+ * 19: about 5,900 times the kworker's run). With -K the workers of CPU A's
+ * normal pool (kworker/A:N, not the highpri kworker/A:NH) are SCHED_IDLE
+ * (weight 3) from just before the spin until the drain is done: nice -20
+ * against them, about 29,600 times. Workers the pool creates meanwhile keep
+ * their policy.
+ *
  * With -X the spinner is a process of its own, forked before setup ends, so that
  * a test can move it to another cgroup (a unit, a pod) than the dropper's: the
  * drain in flight then names the caller's cgroup and the spinner's apart.
@@ -40,6 +54,8 @@
  * afterwards, so the one held drain is the only drain under COMM.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -52,6 +68,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #define WORKLOAD_NAME "stuckdrain"
@@ -69,12 +86,15 @@ enum { SPINNER, DROPPER, WAITER, NR_ROLES };
 /* -n: the waiters beyond the first, WAITER + 1 on in the threads' arrays */
 #define MAX_EXTRA_WAITERS 200
 #define MAX_THREADS	  (NR_ROLES + MAX_EXTRA_WAITERS)
+/* -K: CPU A's pool holds a few workers; more are not looked at */
+#define MAX_KWORKERS 64
 
 struct options {
 	struct common_options common; /* -H: after the facts, stay until SIGINT/SIGTERM */
 	const char *spin_comm;
 	const char *wait_comm;
 	long prio;
+	long nice; /* -N: SCHED_OTHER at this nice, not SCHED_FIFO */
 	long spin_ms;
 	long wait_delay_ms;
 	long extra_waiters; /* -n */
@@ -101,8 +121,11 @@ struct run {
 	/* the spin's end and the dropper's return: when it let go of CPU A, and after */
 	struct timespec spin_end, drop_end;
 	pid_t tid[MAX_THREADS];
-	pid_t spin_pid;		    /* the spinner's process: ours, or with -X its own */
-	long wait_ms[MAX_THREADS];  /* spinner: the spin; others: their DONTNEED call */
+	pid_t spin_pid;		     /* the spinner's process: ours, or with -X its own */
+	long wait_ms[MAX_THREADS];   /* spinner: the spin; others: their DONTNEED call */
+	long prime_ms;		     /* -R: the dropper's stat_refresh */
+	pid_t kworker[MAX_KWORKERS]; /* -K: the workers made SCHED_IDLE */
+	int nr_kworkers;
 	atomic_int waiters_started; /* a waiter's slot: WAITER + its order */
 	long waiter_delay_ms;	    /* the waiter's call began this long after the dropper's */
 	bool waiter_after_flush;    /* ... once the dropper was seen in flush_work() */
@@ -124,6 +147,8 @@ static void usage(FILE *f)
 	    {"-p PAGES", "uncached pages read per file, 1 to 14, with -m 1 to 7\n"
 			 "(default 4)"},
 	    {"-P PRIO", "SCHED_FIFO priority of the spinner, 1 to 99 (default 50)"},
+	    {"-N NICE", "the spinner SCHED_OTHER at nice NICE, -20 to 19, not\n"
+			"SCHED_FIFO"},
 	    {"-t SPIN_MS", "how long the spinner holds CPU_A, 1 to 120000 (default 2000)"},
 	    {"-m", "also a second file FILE.2 and a waiter thread dropping it"},
 	    {"-d WAIT_DELAY_MS", "the waiter's call starts WAIT_DELAY_MS after the dropper's\n"
@@ -133,6 +158,10 @@ static void usage(FILE *f)
 	    {"-W", "after setup, wait for SIGUSR1 before the spinner starts"},
 	    {"-H", "after the facts, print \"held\" on stderr and stay until\n"
 		   "SIGINT or SIGTERM: a tracer of its PID goes on"},
+	    {"-R", "the dropper writes /proc/sys/vm/stat_refresh before its\n"
+		   "DONTNEED: CPU_A's kworker runs a work under the spinner"},
+	    {"-K", "the workers of CPU_A's pool SCHED_IDLE from before the\n"
+		   "spin until the drain is done (with -N)"},
 	    {"-X", "the spinner a process of its own (a child, its tid its\n"
 		   "pid), which a test may move to another cgroup"},
 	    USAGE_VERBOSE,
@@ -141,18 +170,20 @@ static void usage(FILE *f)
 
 	print_usage(
 	    f,
-	    "[-hmvWX] [-a CPU_A] [-b CPU_B] [-c COMM] [-S SPIN_COMM]\n"
-	    "                  [-w WAIT_COMM] [-p PAGES] [-P PRIO] [-t SPIN_MS]\n"
-	    "                  [-d WAIT_DELAY_MS] [-n WAITERS] FILE",
+	    "[-hKmvRWX] [-a CPU_A] [-b CPU_B] [-c COMM] [-S SPIN_COMM]\n"
+	    "                  [-w WAIT_COMM] [-p PAGES] [-P PRIO | -N NICE]\n"
+	    "                  [-t SPIN_MS] [-d WAIT_DELAY_MS] [-n WAITERS] FILE",
 	    USAGE_OPTIONS(opts),
 	    "The drain is held only with RT throttling off: kernel.sched_rt_runtime_us=-1\n"
 	    "and, on 6.12+, 0 in debugfs sched/fair_server/cpuN/runtime; else for ~950 ms.\n"
+	    "With -N it is held as long as the fair class starves the kworker: see -R, -K.\n"
 	    "FILE must be on a block filesystem (not tmpfs); it is extended to 1 MiB.\n"
 	    "Prints \"pid N\" first, at the end one \"name value\" a line: spinner_tid,\n"
 	    "spinner_pid, spinner_cpu, spinner_spin_ms, dropper_tid, dropper_cpu,\n"
 	    "dropper_wait_ms, dropper_after_spin_ms (its return after the spin's end;\n"
-	    "below 0: the drain was not held to the end) and, with -m, waiter_tid,\n"
-	    "waiter_delay_ms, waiter_wait_ms,\n"
+	    "below 0: the drain was not held to the end), with -R dropper_prime_ms\n"
+	    "(its stat_refresh), with -K idle_kworkers (how many) and, with -m,\n"
+	    "waiter_tid, waiter_delay_ms, waiter_wait_ms,\n"
 	    "waiter_after_flush (1: the dropper was seen waiting for its works first);\n"
 	    "with -n, extra_waiters and waiters_wait_ms_max (of all the waiters).\n"
 	    "SIGINT or SIGTERM end the -W wait (exit 0, nothing measured) or the spin\n"
@@ -172,6 +203,8 @@ static int parse_option(int opt, const char *arg, void *self)
 		return parse_comm(opt, arg, &o->wait_comm);
 	case 'P':
 		return parse_number(opt, arg, 1, 99, &o->prio);
+	case 'N':
+		return parse_number(opt, arg, -20, 19, &o->nice);
 	case 't':
 		return parse_number(opt, arg, 1, MAX_SPIN_MS, &o->spin_ms);
 	case 'd':
@@ -183,6 +216,9 @@ static int parse_option(int opt, const char *arg, void *self)
 		return 0;
 	case 'X':
 		o->spin_process = true;
+		return 0;
+	case 'R': /* -R and -K: common.given[] */
+	case 'K':
 		return 0;
 	default:
 		return -ENOENT;
@@ -201,12 +237,18 @@ static int parse_options(int argc, char **argv, struct options *o)
 			      .prio = 50,
 			      .spin_ms = 2000,
 			      .wait_delay_ms = 200};
-	err = parse_workload_options(argc, argv, "a:b:c:S:w:p:P:t:d:n:mWHXvh", c, parse_option, o);
+	err = parse_workload_options(argc, argv, "a:b:c:S:w:p:P:N:t:d:n:mKRWHXvh", c, parse_option,
+				     o);
 	if (err)
 		return err;
 	if (optind != argc - 1)
 		return usage_error("expected exactly one FILE");
 	o->path = argv[optind];
+	if (c->given['P'] && c->given['N'])
+		return usage_error("-P and -N exclude each other: FIFO or OTHER");
+	if ((c->given['R'] || c->given['K']) && !c->given['N'])
+		return usage_error(
+		    "-R and -K need -N: they starve the kworker under a normal spinner");
 	if (o->extra_waiters && !o->second_file)
 		return usage_error("-n needs -m: the waiters drop FILE.2");
 	/* With -m the pages of both files share CPU A's batch. */
@@ -332,6 +374,23 @@ static long spin(struct run *r)
 }
 
 /*
+ * SCHED_FIFO at PRIO, or with -N SCHED_OTHER (the thread's policy already) at
+ * NICE: setpriority() on a tid sets that thread's alone. 0 or -errno, the
+ * operation in *op.
+ */
+static int take_spin_policy(const struct options *o, const char **op)
+{
+	struct sched_param fifo = {.sched_priority = (int)o->prio};
+
+	if (o->common.given['N']) {
+		*op = "setpriority";
+		return setpriority(PRIO_PROCESS, (id_t)gettid(), (int)o->nice) < 0 ? -errno : 0;
+	}
+	*op = "sched_setscheduler SCHED_FIFO";
+	return sched_setscheduler(0, SCHED_FIFO, &fifo) < 0 ? -errno : 0;
+}
+
+/*
  * Between the reads and the spin nothing may drain CPU A's batch: the spinner
  * takes its comm and priority, neither of which drains, and only then tells the
  * dropper.
@@ -340,7 +399,7 @@ static void *spinner_main(void *arg)
 {
 	struct sched_param other = {.sched_priority = 0};
 	struct run *r = arg;
-	struct sched_param fifo = {.sched_priority = (int)r->opts->prio};
+	const char *op;
 	int err;
 
 	if (!await_go(r, SPINNER))
@@ -355,8 +414,9 @@ static void *spinner_main(void *arg)
 		fail(r, -err, "prctl");
 		return NULL;
 	}
-	if (sched_setscheduler(0, SCHED_FIFO, &fifo) < 0) {
-		fail(r, errno, "sched_setscheduler SCHED_FIFO");
+	err = take_spin_policy(r->opts, &op);
+	if (err) {
+		fail(r, -err, op);
 		return NULL;
 	}
 	sem_post(&r->spinning);
@@ -365,6 +425,20 @@ static void *spinner_main(void *arg)
 	if (sched_setscheduler(0, SCHED_OTHER, &other) < 0)
 		fail(r, errno, "sched_setscheduler SCHED_OTHER");
 	return NULL;
+}
+
+/* -R: a work on every CPU's kworker, waited for (vmstat_refresh()); 0 or -errno. */
+static int refresh_vm_stats(void)
+{
+	int fd, err = 0;
+
+	fd = open("/proc/sys/vm/stat_refresh", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "1", 1) < 0)
+		err = -errno;
+	close(fd);
+	return err;
 }
 
 /* posix_fadvise(DONTNEED) on the whole of fd; its duration in *ms. */
@@ -393,6 +467,16 @@ static void *dropper_main(void *arg)
 	}
 	if (wait_turn(&r->spinning) || atomic_load(&r->abandon))
 		return NULL;
+	if (r->opts->common.given['R']) {
+		clock_gettime(CLOCK_MONOTONIC, &r->drop_start);
+		err = refresh_vm_stats();
+		if (err) {
+			fail(r, -err, "write /proc/sys/vm/stat_refresh");
+			return NULL;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &r->drop_end);
+		r->prime_ms = ms_between(&r->drop_start, &r->drop_end);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &r->drop_start);
 	let_waiters_go(r);
 	err = timed_dontneed(r->fd, &r->drop_start, &r->wait_ms[DROPPER]);
@@ -514,6 +598,79 @@ static int start_spin_process(struct run *r)
 	_exit(0);
 }
 
+/*
+ * Whether comm is a worker of CPU cpu's normal pool: "kworker/1:2", or with the
+ * last workqueue it ran, "kworker/1:2-events"; not "kworker/1:2H" (highpri).
+ */
+static bool is_pool_worker(const char *comm, long cpu)
+{
+	char prefix[32];
+	int n = snprintf(prefix, sizeof(prefix), "kworker/%ld:", cpu);
+	const char *p = comm + n;
+
+	if (strncmp(comm, prefix, (size_t)n) || !isdigit((unsigned char)*p))
+		return false;
+	while (isdigit((unsigned char)*p))
+		p++;
+	return *p == '\0' || *p == '\n' || *p == '-';
+}
+
+/* The comm of pid, or "" */
+static void read_comm(pid_t pid, char *comm, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	comm[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, comm, size - 1);
+	close(fd);
+	comm[n > 0 ? n : 0] = '\0';
+}
+
+/* -K: CPU A's pool's workers SCHED_IDLE, into r->kworker; 0 or -errno. */
+static int idle_kworkers(struct run *r)
+{
+	const struct sched_param param = {.sched_priority = 0};
+	char comm[64];
+	struct dirent *e;
+	DIR *d;
+	pid_t pid;
+	int err = 0;
+
+	d = opendir("/proc");
+	if (!d)
+		return -errno;
+	while (!err && r->nr_kworkers < MAX_KWORKERS && (e = readdir(d))) {
+		if (!isdigit((unsigned char)e->d_name[0]))
+			continue;
+		pid = (pid_t)atoi(e->d_name);
+		read_comm(pid, comm, sizeof(comm));
+		if (!is_pool_worker(comm, r->opts->common.cpu_a))
+			continue;
+		if (!sched_setscheduler(pid, SCHED_IDLE, &param))
+			r->kworker[r->nr_kworkers++] = pid;
+		else if (errno != ESRCH) /* one that exited meanwhile is no error */
+			err = -errno;
+	}
+	closedir(d);
+	return err;
+}
+
+/* -K's workers SCHED_OTHER again, as the kernel made them */
+static void restore_kworkers(struct run *r)
+{
+	const struct sched_param param = {.sched_priority = 0};
+	int i;
+
+	for (i = 0; i < r->nr_kworkers; i++)
+		sched_setscheduler(r->kworker[i], SCHED_OTHER, &param);
+}
+
 /* Start the threads; each reports its tid, then waits for go. */
 static int start_threads(struct run *r, pthread_t *threads)
 {
@@ -575,7 +732,7 @@ static void print_tids(const struct run *r)
 static int run_threads(struct run *r, const char **op)
 {
 	pthread_t threads[MAX_THREADS];
-	int started, i;
+	int started, i, err;
 
 	*op = "sem_init";
 	if (sem_init(&r->ready, 1, 0) < 0 || sem_init(&r->go, 1, 0) < 0 ||
@@ -589,6 +746,12 @@ static int run_threads(struct run *r, const char **op)
 		wait_usr1();
 	if (stop_requested)
 		atomic_store(&r->abandon, true);
+	/* as late as can be: workers the pool creates during setup are caught too */
+	if (r->opts->common.given['K'] && !atomic_load(&r->abandon)) {
+		err = idle_kworkers(r);
+		if (err)
+			fail(r, -err, "sched_setscheduler SCHED_IDLE of a kworker");
+	}
 	for (i = 0; i < started; i++)
 		sem_post(&r->go);
 	for (i = 0; i < started; i++) {
@@ -597,6 +760,7 @@ static int run_threads(struct run *r, const char **op)
 		else
 			pthread_join(threads[i], NULL);
 	}
+	restore_kworkers(r);
 	*op = r->failed_op;
 	return -atomic_load(&r->err);
 }
@@ -697,6 +861,10 @@ static void print_facts(const struct run *r)
 	       r->opts->common.cpu_b, r->wait_ms[DROPPER]);
 	/* < 0: the drain ended before the spin did, so the spinner did not hold it to its end */
 	printf("dropper_after_spin_ms %ld\n", ms_between(&r->spin_end, &r->drop_end));
+	if (r->opts->common.given['R'])
+		printf("dropper_prime_ms %ld\n", r->prime_ms);
+	if (r->opts->common.given['K'])
+		printf("idle_kworkers %d\n", r->nr_kworkers);
 	if (r->nr_threads > WAITER)
 		printf("waiter_tid %d\nwaiter_delay_ms %ld\nwaiter_wait_ms %ld\nwaiter_after_flush "
 		       "%d\n",
