@@ -214,7 +214,7 @@ static void put_container(struct json *j, const char *cgroup, const struct model
  */
 static void put_slow_cpus(struct json *j, const struct slow_site *slow)
 {
-	int i, shown = slow->nr_slow_cpus < STALL_SLOW_CPUS ? slow->nr_slow_cpus : STALL_SLOW_CPUS;
+	int i, shown = stall__slow_cpus_kept(slow);
 	static const char *const keys[] = {"slow_cpus", "slow_cpus_more", "other_cpus",
 					   "other_cpus_dispatch_p99_ns"};
 

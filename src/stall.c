@@ -544,6 +544,11 @@ void stall__slow_site(__u64 wait_p99, __u64 wait_sum, const __u64 *part_sum, str
 		out->dominant = WAIT_PARTS;
 }
 
+int stall__slow_cpus_kept(const struct slow_site *s)
+{
+	return s->nr_slow_cpus < STALL_SLOW_CPUS ? s->nr_slow_cpus : STALL_SLOW_CPUS;
+}
+
 /* Slower first; by CPU number where equal. */
 static bool before(const struct cpu_dispatch *a, const struct cpu_dispatch *b)
 {
@@ -568,7 +573,7 @@ void stall__slow_cpus(const struct cpu_dispatch *cpus, int n, struct slow_site *
 			continue;
 		}
 		/* an insertion into the kept few, slowest first */
-		k = out->nr_slow_cpus < STALL_SLOW_CPUS ? out->nr_slow_cpus : STALL_SLOW_CPUS;
+		k = stall__slow_cpus_kept(out);
 		for (; k > 0 && before(&cpus[i], &out->slow_cpus[k - 1]); k--)
 			if (k < STALL_SLOW_CPUS)
 				out->slow_cpus[k] = out->slow_cpus[k - 1];
@@ -600,7 +605,7 @@ const char *stall__slow_text(const struct slow_site *s, char *buf, size_t size)
 		    units__duration(s->slow_cpus[0].p99_ns, d, sizeof(d)));
 		return buf;
 	}
-	shown = s->nr_slow_cpus < STALL_SLOW_CPUS ? s->nr_slow_cpus : STALL_SLOW_CPUS;
+	shown = stall__slow_cpus_kept(s);
 	for (i = 0; i < shown; i++)
 		add(&t, "%sCPU %d (%s%s)", i ? ", " : "on ", s->slow_cpus[i].cpu,
 		    i ? "" : "dispatch p99 ",

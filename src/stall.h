@@ -197,6 +197,8 @@ struct slow_site {
 void stall__slow_site(__u64 wait_p99, __u64 wait_sum, const __u64 *part_sum, struct slow_site *out);
 /* out's slow CPUs from the n CPUs with works, each its dispatch p99. */
 void stall__slow_cpus(const struct cpu_dispatch *cpus, int n, struct slow_site *out);
+/* How many of s's slow CPUs s->slow_cpus holds: the first STALL_SLOW_CPUS. */
+int stall__slow_cpus_kept(const struct slow_site *s);
 /*
  * What a slow site's dominant part means, into buf: where dispatch dominates
  * and its CPUs are known, which of them are slow to start the works.

@@ -232,7 +232,7 @@ static void check_slow_site(const struct json_value *o, const struct model *m,
 		return;
 	}
 	cpus = member(v, "slow_cpus", JSON_ARRAY);
-	shown = slow.nr_slow_cpus < STALL_SLOW_CPUS ? slow.nr_slow_cpus : STALL_SLOW_CPUS;
+	shown = stall__slow_cpus_kept(&slow);
 	FUZZ_CHECK(cpus->nr == (size_t)shown, "slow_cpus: not the CPUs kept");
 	for (i = 0; i < shown; i++) {
 		c = cpus->items[i];
