@@ -56,7 +56,7 @@ static __always_inline bool starts_new_drain(const struct drain_state *d, __u64 
 /* The task's drain state: its entry, made the first time the task drains. */
 static __always_inline struct drain_state *drain_state_get(__u32 tid)
 {
-	return lookup_or_insert(&drains, &tid, &zero_drain);
+	return lookup_or_insert(&drains, &tid, &new_drain);
 }
 
 static __always_inline bool same_comm(const char *a, const char *b)
@@ -73,26 +73,27 @@ static __always_inline bool same_comm(const char *a, const char *b)
  * cgroup, keeps its site: no lookup at all.
  */
 static __always_inline void drain_reset(void *ctx, struct drain_state *d, __u64 pid_tgid, __u64 now,
-					__u64 source, __u64 ret_ip)
+					const struct drain_source *source, __u64 ret_ip)
 {
 	struct site_key last = d->site;
-	__u32 last_nr = d->site_nr;
-	__u64 last_source = d->source;
+	__u32 last_slot = d->site_slot;
+	struct drain_source last_source = d->source;
 	__u32 tid = (__u32)pid_tgid;
 
-	*d = zero_drain;
+	*d = new_drain;
 	d->start_ns = now;
 	d->tgid = (__u32)(pid_tgid >> 32);
 	d->caller_cpu = bpf_get_smp_processor_id();
 	d->last_target_cpu = -1;
-	d->source = source;
+	d->source = *source;
 	site_caller(&d->site);
-	if (source && source == last_source && last_nr && !every_stack &&
-	    same_comm(d->site.comm, last.comm) && d->site.cgroup_id == last.cgroup_id) {
+	if (source_known(source) && same_source(source, &last_source) && last_slot != NO_SLOT &&
+	    !every_stack && same_comm(d->site.comm, last.comm) &&
+	    d->site.cgroup_id == last.cgroup_id) {
 		d->site = last;
-		d->site_nr = last_nr;
+		d->site_slot = last_slot;
 	} else {
-		site_name(ctx, &d->site, &d->site_nr, source, ret_ip);
+		site_name(ctx, &d->site, &d->site_slot, source, ret_ip);
 	}
 	slow_open(ctx, d, tid);
 }
@@ -123,17 +124,17 @@ static __always_inline void drain_begin(void *ctx, struct drain_state *d, __u64 
 					struct fadvise_call *f, __u64 caller, __u64 ret_ip,
 					bool forced, bool by_entry)
 {
-	__u64 source = drain_source(caller, f);
+	struct drain_source source = drain_source(caller, f);
 	struct site_stats *s;
 
-	drain_reset(ctx, d, pid_tgid, now, source, ret_ip);
+	drain_reset(ctx, d, pid_tgid, now, &source, ret_ip);
 	d->forced = forced;
 	d->by_entry = by_entry;
-	if (d->site_nr) {
-		s = site_stats_of(&d->site, d->site_nr);
+	if (d->site_slot != NO_SLOT) {
+		s = site_stats_of(&d->site, d->site_slot);
 	} else {
-		s = site_stats_get(&d->site, &d->site_nr, false);
-		site_remember(source, &d->site, d->site_nr);
+		s = site_stats_get(&d->site, &d->site_slot, false);
+		site_remember(&source, &d->site, d->site_slot);
 	}
 	if (!filter_victims)
 		drain_count(d, s);
@@ -171,7 +172,7 @@ static __always_inline void drain_join(struct drain_state *d)
 		return;
 	/* 0: the close found no site, and its wait is in no histogram */
 	recorded = __sync_lock_test_and_set(&d->recorded_wait_ns, 0);
-	s = site_stats_of(&d->site, d->site_nr);
+	s = site_stats_of(&d->site, d->site_slot);
 	if (s && recorded)
 		hist_remove(&s->hist[SITE_WAIT_NS], recorded);
 	count(CNT_WAIT_REVISED);
@@ -206,7 +207,7 @@ static __always_inline void queue_in_call(struct drain_state *d, __u64 now)
 	d->lock_ns = lock_time(d, now);
 	if (!d->counted)
 		return;
-	s = site_stats_of(&d->site, d->site_nr);
+	s = site_stats_of(&d->site, d->site_slot);
 	if (s)
 		hist_add(&s->hist[SITE_LOCK_NS], d->lock_ns);
 }
@@ -369,7 +370,7 @@ static __always_inline void drain_exit(void *ctx, __u8 level, bool twin)
 		d->lock_ns = lock_time(d, now);
 	if (slow_threshold_ns && wait >= slow_threshold_ns)
 		slow_emit(d, tid, now, wait);
-	s = site_stats_of(&d->site, d->site_nr);
+	s = site_stats_of(&d->site, d->site_slot);
 	if (!s)
 		return;
 	hist_add(&s->hist[SITE_WAIT_NS], wait);

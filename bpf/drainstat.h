@@ -198,14 +198,33 @@ struct site_stats {
 } __attribute__((aligned(DRAINSTAT_LINE)));
 
 /*
+ * Where a drain or local drain came from, when that is known without a stack
+ * walk: the return address into its caller, else the fadvise call it came in
+ * (generic_fadvise() is the only drain inside one). Neither: unknown, all
+ * zero. A key of site_sources (bpf/globals.bpf.h): its padding stays zero.
+ */
+struct drain_source {
+	__u64 caller; /* the return address into its caller; 0 if not seen */
+	__u8 fadvise; /* 1: no caller seen, but the fadvise call it came in */
+	__u8 advice;  /* that call's advice, FADVISE_ADVICE_OTHER past the known ones */
+	__u8 pad[6];
+};
+
+/*
+ * A site's slot in the sites array, where a drain, a work or a local drain
+ * keeps it once known (no key lookup after): NO_SLOT until then.
+ */
+#define NO_SLOT ((__u32)-1)
+
+/*
  * lru_add_drain() calls in flight, by tid: entry time and the caller's site
- * (site_nr as a drain's). Here for tests/bpf, which seeds them.
+ * (site_slot as a drain's). Here for tests/bpf, which seeds them.
  */
 struct local_call {
 	__u64 start_ns;
-	__u64 source; /* as drain_source()'s (bpf/site.bpf.h) */
+	struct drain_source source; /* its caller only: a local drain has no fadvise source */
 	struct site_key site;
-	__u32 site_nr;
+	__u32 site_slot;
 	__u32 pad;
 };
 
@@ -319,22 +338,14 @@ struct slow_drain_event {
  * In either mode: counted at its begin without -C, under -C at its first work
  * to a selected CPU (a drain that reaches none is never counted); logged
  * (tracepoint mode, -T) once its slow-drain event is out.
- *
- * site_nr, here and wherever a site is kept: the site's slot in the sites
- * array + 1, once it has one (no key lookup after); 0 for none.
  */
 struct drain_state {
 	/* Who and where from: set when the drain begins, then kept */
 	__u64 start_ns; /* entry, or first queue in tracepoint mode; with the tid, names it */
-	/*
-	 * Where it came from if known without a stack walk: the return address
-	 * into its caller, or 1 + the advice of the fadvise call it came in
-	 * (bpf/globals.bpf.h: SOURCE_FADVISE, never a kernel address); 0 if unknown
-	 */
-	__u64 source;
-	__u64 fadvise_start_ns; /* start of the fadvise call it came in, 0 if none */
+	struct drain_source source; /* where it came from, if known without a stack walk */
+	__u64 fadvise_start_ns;	    /* start of the fadvise call it came in, 0 if none */
 	struct site_key site;
-	__u32 site_nr;
+	__u32 site_slot; /* its site's slot (NO_SLOT: none yet) */
 	__u32 tgid;
 	__u32 caller_cpu;
 	__u32 forced; /* lru_cache_disable() */
@@ -445,7 +456,7 @@ struct work_state {
 	__u64 start_ns;
 	__u64 drain_start_ns; /* its drain's start_ns: with caller_tid, the drain it belongs to */
 	struct site_key site;
-	__u32 site_nr; /* as its drain's */
+	__u32 site_slot; /* as its drain's */
 	__u32 caller_tid;
 	__u32 caller_cpu;
 	__u32 pad;

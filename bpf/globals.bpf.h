@@ -130,23 +130,17 @@ struct fadvise_slot {
 /* Calls put in fadvise_calls, not yet ended: at least as many as it holds. */
 __u32 fadvise_calls_moved;
 
-/*
- * Where a drain came from when that is known without a stack walk: the return
- * address into its caller (entry visible), or the advice of the fadvise call
- * it came in (SOURCE_FADVISE), and its comm and cgroup.
- */
+/* A drain's source (drainstat.h), known, with its comm and cgroup. */
 struct site_source {
-	__u64 source;
+	struct drain_source source;
 	char comm[DRAINSTAT_COMM_LEN];
 	__u64 cgroup_id;
 };
 
-#define SOURCE_FADVISE(advice) (1 + (__u64)(advice)) /* never a kernel address */
-
-/* The site a source had at its first drain: its key and site_nr (drainstat.h). */
+/* The site a source had at its first drain: its key and slot. */
 struct site_named {
 	struct site_key key;
-	__u32 site_nr;
+	__u32 site_slot;
 	__u32 pad;
 };
 
@@ -175,7 +169,7 @@ struct ipi_gate {
 };
 
 static const struct slow_targets zero_targets;
-static const struct drain_state zero_drain;
+static const struct drain_state new_drain = {.site_slot = NO_SLOT};
 static const struct fadvise_call zero_call;
 
 /* A stack map of so many buckets: stacks of DRAINSTAT_MAX_STACK_DEPTH frames, by id. */

@@ -52,11 +52,12 @@ static __always_inline __u32 own_cpu_batched(void)
  * the local drains' share is full, so that a stack walk is spared, not a
  * lookup added to a local drain that has a site.
  */
-static __always_inline bool local_source_refused(__u64 source, const struct site_key *site)
+static __always_inline bool local_source_refused(const struct drain_source *source,
+						 const struct site_key *site)
 {
 	struct site_source k = {};
 
-	if (!source || every_stack || local_slots_used < local_sites_max(max_sites))
+	if (!source_known(source) || every_stack || local_slots_used < local_sites_max(max_sites))
 		return false;
 	site_source_of(source, site, &k);
 	return bpf_map_lookup_elem(&local_sources_refused, &k) != NULL;
@@ -67,12 +68,13 @@ static __always_inline bool local_source_refused(__u64 source, const struct site
  * later local drains are refused without a walk, unless its source has a site
  * (another of its stacks took a slot first).
  */
-static __always_inline void local_source_refuse(__u64 source, const struct site_key *site)
+static __always_inline void local_source_refuse(const struct drain_source *source,
+						const struct site_key *site)
 {
 	struct site_source k = {};
 	__u32 one = 1;
 
-	if (!source || every_stack)
+	if (!source_known(source) || every_stack)
 		return;
 	site_source_of(source, site, &k);
 	if (!bpf_map_lookup_elem(&site_sources, &k))
@@ -89,7 +91,7 @@ static __always_inline void local_enter(void *ctx, __u64 caller, __u64 ret_ip)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
 	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
-	struct local_call call = {};
+	struct local_call call = {.source.caller = caller, .site_slot = NO_SLOT};
 
 	if (!task_selected(pid_tgid))
 		return;
@@ -97,14 +99,13 @@ static __always_inline void local_enter(void *ctx, __u64 caller, __u64 ret_ip)
 		return;
 	call.start_ns = bpf_ktime_get_ns();
 	site_caller(&call.site);
-	if (!site_named(&call.site, &call.site_nr, caller)) {
-		if (local_source_refused(caller, &call.site)) {
+	if (!site_named(&call.site, &call.site_slot, &call.source)) {
+		if (local_source_refused(&call.source, &call.site)) {
 			count(CNT_LOCAL_SITE_MAP_FULL);
 			return;
 		}
 		site_walk(ctx, &call.site, ret_ip);
 	}
-	call.source = caller;
 	if (bpf_map_update_elem(&local_calls, &tid, &call, BPF_ANY))
 		count(CNT_LOCAL_MAP_FULL);
 }
@@ -117,14 +118,14 @@ static __always_inline void local_exit(void)
 
 	if (!call)
 		return;
-	if (call->site_nr) {
-		s = site_stats_of(&call->site, call->site_nr);
+	if (call->site_slot != NO_SLOT) {
+		s = site_stats_of(&call->site, call->site_slot);
 	} else {
-		s = site_stats_get(&call->site, &call->site_nr, true);
+		s = site_stats_get(&call->site, &call->site_slot, true);
 		if (s)
-			site_remember(call->source, &call->site, call->site_nr);
+			site_remember(&call->source, &call->site, call->site_slot);
 		else
-			local_source_refuse(call->source, &call->site);
+			local_source_refuse(&call->source, &call->site);
 	}
 	if (s)
 		hist_add(&s->hist[SITE_LOCAL_NS], bpf_ktime_get_ns() - call->start_ns);

@@ -45,7 +45,7 @@ static __always_inline void in_place_enter(struct drain_state *d, __u32 cpu, __u
 	d->in_place_cpu = cpu;
 	d->in_place_start_ns = now;
 	if (victim_selected((int)cpu) && !d->counted)
-		drain_count(d, site_stats_of(&d->site, d->site_nr));
+		drain_count(d, site_stats_of(&d->site, d->site_slot));
 }
 
 /* The drain the task tid is inside, if any. */
@@ -82,7 +82,7 @@ static __always_inline void in_place_exit(struct drain_state *d, __u32 tid, __u6
 	if (!d->counted || !victim_selected((int)cpu))
 		return;
 	slow_record(d, tid, cpu, SLOW_IN_PLACE, 0, run);
-	s = site_stats_of(&d->site, d->site_nr);
+	s = site_stats_of(&d->site, d->site_slot);
 	if (!s)
 		return;
 	__sync_fetch_and_add(&s->count[SITE_IN_PLACE], 1);

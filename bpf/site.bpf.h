@@ -2,7 +2,7 @@
 /*
  * Sites: where drains and local drains come from, and their numbers. A site
  * has a slot in the sites array, found by its key (site_slots) or by the
- * site_nr a drain keeps (the slot + 1, 0 for none); it is named by a walk
+ * slot a drain keeps (site_slot, NO_SLOT for none); it is named by a walk
  * of the caller's stack, or by the site its source had at its first drain
  * (site_sources), which spares the walk.
  */
@@ -37,15 +37,14 @@ static __always_inline struct site_stats *site_stats_by_key(const struct site_ke
 }
 
 /*
- * The numbers of a site: by the site_nr a drain or work keeps (its slot + 1),
+ * The numbers of a site: by the slot a drain or work keeps (site_slot),
  * else by its key; NULL if it has no slot.
  */
-static __always_inline struct site_stats *site_stats_of(const struct site_key *site, __u32 site_nr)
+static __always_inline struct site_stats *site_stats_of(const struct site_key *site, __u32 slot)
 {
-	__u32 slot = site_nr - 1;
 	struct site_key key;
 
-	if (site_nr)
+	if (slot != NO_SLOT)
 		return bpf_map_lookup_elem(&sites, &slot);
 	site_key_of(site, &key);
 	return site_stats_by_key(&key);
@@ -95,10 +94,11 @@ static __always_inline struct site_stats *site_stats_new(const struct site_key *
 /*
  * The numbers of a site, made if new; NULL when there is no room, counted as
  * a drain's (site_map_full) or, local, a local drain's (local_site_map_full).
- * With site_nr, the site's is kept there for site_stats_of() (0 if none).
+ * With site_slot, the site's slot is kept there for site_stats_of() (NO_SLOT
+ * if none).
  */
 static __always_inline struct site_stats *site_stats_get(const struct site_key *site,
-							 __u32 *site_nr, bool local)
+							 __u32 *site_slot, bool local)
 {
 	struct site_stats *s;
 	struct site_key key;
@@ -109,8 +109,8 @@ static __always_inline struct site_stats *site_stats_get(const struct site_key *
 		s = site_stats_new(&key, local);
 	if (!s)
 		count(local ? CNT_LOCAL_SITE_MAP_FULL : CNT_SITE_MAP_FULL);
-	if (site_nr)
-		*site_nr = s ? s->slot + 1 : 0;
+	if (site_slot)
+		*site_slot = s ? s->slot : NO_SLOT;
 	return s;
 }
 
@@ -128,72 +128,90 @@ static __always_inline void site_walk(void *ctx, struct site_key *site, __u64 re
 		count(CNT_STACK_LOST);
 }
 
-/* The key of source's entry in site_sources and local_sources_refused. */
-static __always_inline void site_source_of(__u64 source, const struct site_key *site,
-					   struct site_source *k)
+/* Whether a drain's source is known: its caller, or its fadvise call. */
+static __always_inline bool source_known(const struct drain_source *source)
 {
-	k->source = source;
+	return source->caller || source->fadvise;
+}
+
+/* The key of source's entry in site_sources and local_sources_refused. */
+static __always_inline void site_source_of(const struct drain_source *source,
+					   const struct site_key *site, struct site_source *k)
+{
+	k->source = *source;
 	__builtin_memcpy(k->comm, site->comm, sizeof(k->comm));
 	k->cgroup_id = site->cgroup_id;
 }
 
 /*
- * The site its source had first, from source (0: none) and the comm and
- * cgroup in site, into site and *site_nr; false if it has none, or the run
- * takes every stack.
+ * The site its source had first, from source and the comm and cgroup in
+ * site, into site and *site_slot; false if the source is not known or has
+ * none, or the run takes every stack.
  */
-static __always_inline bool site_named(struct site_key *site, __u32 *site_nr, __u64 source)
+static __always_inline bool site_named(struct site_key *site, __u32 *site_slot,
+				       const struct drain_source *source)
 {
 	struct site_source k = {};
 	struct site_named *named;
 
-	if (!source || every_stack)
+	if (!source_known(source) || every_stack)
 		return false;
 	site_source_of(source, site, &k);
 	named = bpf_map_lookup_elem(&site_sources, &k);
 	if (!named)
 		return false;
 	*site = named->key;
-	*site_nr = named->site_nr;
+	*site_slot = named->site_slot;
 	return true;
 }
 
 /*
- * The site of a drain or local drain from source (0: none) and the comm and
- * cgroup in site, into site and *site_nr: the site its source had first, else a stack
- * walk. The slot stays 0 when only the key is known.
+ * The site of a drain or local drain from source and the comm and cgroup in
+ * site, into site and *site_slot: the site its source had first, else a stack
+ * walk. The slot stays NO_SLOT when only the key is known.
  */
-static __always_inline void site_name(void *ctx, struct site_key *site, __u32 *site_nr,
-				      __u64 source, __u64 ret_ip)
+static __always_inline void site_name(void *ctx, struct site_key *site, __u32 *site_slot,
+				      const struct drain_source *source, __u64 ret_ip)
 {
-	if (!site_named(site, site_nr, source))
+	if (!site_named(site, site_slot, source))
 		site_walk(ctx, site, ret_ip);
 }
 
 /* A source's first site, once its stack is known and has a slot: its later drains walk no stack. */
-static __always_inline void site_remember(__u64 source, const struct site_key *site, __u32 site_nr)
+static __always_inline void site_remember(const struct drain_source *source,
+					  const struct site_key *site, __u32 site_slot)
 {
-	struct site_named named = {.key = *site, .site_nr = site_nr};
+	struct site_named named = {.key = *site, .site_slot = site_slot};
 	struct site_source k = {};
 
-	if (!source || every_stack || site->stack_id < 0 || !site_nr)
+	if (!source_known(source) || every_stack || site->stack_id < 0 || site_slot == NO_SLOT)
 		return;
 	site_source_of(source, site, &k);
 	bpf_map_update_elem(&site_sources, &k, &named, BPF_NOEXIST);
 }
 
 /*
- * Where a drain comes from when no stack walk is needed to say (0: unknown):
- * the return address into its caller, else the fadvise call it came in
- * (generic_fadvise() is the only drain inside one).
+ * Where a drain comes from when no stack walk is needed to say (drainstat.h):
+ * caller, the return address into its caller (0: not seen), else the fadvise
+ * call it came in (f, or NULL).
  */
-static __always_inline __u64 drain_source(__u64 caller, const struct fadvise_call *f)
+static __always_inline struct drain_source drain_source(__u64 caller, const struct fadvise_call *f)
 {
-	if (caller)
-		return caller;
-	return f ? SOURCE_FADVISE(f->advice < FADVISE_ADVICE_OTHER ? f->advice
-								   : FADVISE_ADVICE_OTHER)
-		 : 0;
+	struct drain_source source = {.caller = caller};
+
+	if (caller || !f)
+		return source;
+	source.fadvise = 1;
+	source.advice = f->advice < FADVISE_ADVICE_OTHER ? f->advice : FADVISE_ADVICE_OTHER;
+	return source;
+}
+
+/* Whether two sources are the same (all their bytes, padding zero). */
+static __always_inline bool same_source(const struct drain_source *a, const struct drain_source *b)
+{
+	const __u64 *x = (const void *)a, *y = (const void *)b;
+
+	return x[0] == y[0] && x[1] == y[1];
 }
 
 #endif /* SITE_BPF_H */

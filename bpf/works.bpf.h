@@ -61,7 +61,7 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 	__sync_fetch_and_add(&d->pending, 1);
 	if (victim_selected(target_cpu)) {
 		if (!d->counted)
-			drain_count(d, site_stats_of(&d->site, d->site_nr));
+			drain_count(d, site_stats_of(&d->site, d->site_slot));
 		if (count_ipis)
 			ipi_gate_open(tid, target);
 	}
@@ -70,7 +70,7 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 	ws->start_ns = 0;
 	ws->drain_start_ns = d->start_ns;
 	ws->site = d->site;
-	ws->site_nr = d->site_nr;
+	ws->site_slot = d->site_slot;
 	ws->caller_tid = tid;
 	ws->caller_cpu = bpf_get_smp_processor_id();
 	ws->work = (__u64)work;
@@ -150,8 +150,8 @@ static __always_inline void on_end(struct work_struct *work)
 		return;
 	}
 	/* no slot: the drain's site found no room; counted again with each work */
-	s = ws->site_nr ? site_stats_of(&ws->site, ws->site_nr)
-			: site_stats_get(&ws->site, NULL, false);
+	s = ws->site_slot != NO_SLOT ? site_stats_of(&ws->site, ws->site_slot)
+				     : site_stats_get(&ws->site, NULL, false);
 	if (!ws->start_ns) {
 		/*
 		 * queued while the programs were being attached: its start was
@@ -209,7 +209,7 @@ static __always_inline void on_ipi(__u32 cpu)
 	ws = bpf_map_lookup_elem(&works, &cpu);
 	if (!ws || !ws->work || ws->start_ns || ws->caller_tid != tid)
 		return;
-	s = site_stats_of(&ws->site, ws->site_nr);
+	s = site_stats_of(&ws->site, ws->site_slot);
 	if (s)
 		__sync_fetch_and_add(&s->count[SITE_IPIS], 1);
 	c = bpf_map_lookup_elem(&cpus, &cpu);

@@ -30,7 +30,7 @@ int BPF_PROG(local_exit_test)
 	return 0;
 }
 
-/* A drain begins in the task, seen at its entry: its site_nr (0: no slot). */
+/* A drain begins in the task, seen at its entry: its site_slot (-1, NO_SLOT: none). */
 SEC("raw_tp/sys_enter")
 int BPF_PROG(drain_begin_test)
 {
@@ -40,7 +40,7 @@ int BPF_PROG(drain_begin_test)
 	if (!d)
 		return 0;
 	drain_begin(ctx, d, pid_tgid, bpf_ktime_get_ns(), NULL, 0, 0, false, true);
-	return (int)d->site_nr;
+	return (int)d->site_slot;
 }
 
 /* A drain work ends on this CPU (the work state seeded in works). */

@@ -61,7 +61,8 @@ static void seed(__u32 tid, __u64 start_ns, bool by_entry, __u32 pending, __u32 
 				.by_entry = by_entry,
 				.pending = pending,
 				.closed = closed,
-				.works = pending};
+				.works = pending,
+				.site_slot = NO_SLOT};
 
 	d.in_call = by_entry ? CALL_API : 0;
 	CHECK(!bpf_map__update_elem(skel->maps.drains, &tid, sizeof(tid), &d, sizeof(d), 0));

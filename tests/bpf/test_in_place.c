@@ -56,12 +56,11 @@ static bool drain_state(struct drain_state *d)
 static bool site(struct site_stats *s)
 {
 	struct drain_state d;
-	__u32 slot;
 
-	if (!drain_state(&d) || !d.site_nr)
+	if (!drain_state(&d) || d.site_slot == NO_SLOT)
 		return false;
-	slot = d.site_nr - 1;
-	return !bpf_map__lookup_elem(skel->maps.sites, &slot, sizeof(slot), s, sizeof(*s), 0);
+	return !bpf_map__lookup_elem(skel->maps.sites, &d.site_slot, sizeof(d.site_slot), s,
+				     sizeof(*s), 0);
 }
 
 /* A drain enters, drains each of cpus (-1 ends the list) itself, and returns. */

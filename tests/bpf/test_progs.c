@@ -59,6 +59,7 @@ static void seed_drain(const char *comm, __u64 cgroup_id, bool started, bool cou
 	    .queue_ns = now - 900000,
 	    .start_ns = started ? now - 500000 : 0,
 	    .drain_start_ns = now - 1000000,
+	    .site_slot = NO_SLOT,
 	    .caller_tid = CALLER_TID,
 	    .caller_cpu = CALLER_CPU,
 	};
@@ -71,6 +72,7 @@ static void seed_drain(const char *comm, __u64 cgroup_id, bool started, bool cou
 	d->works = 1;
 	d->counted = counted;
 	d->caller_cpu = CALLER_CPU;
+	d->site_slot = NO_SLOT;
 	d->site.stack_id = -EFAULT;
 	strncpy(d->site.comm, comm, sizeof(d->site.comm) - 1);
 	d->site.cgroup_id = cgroup_id;

@@ -80,7 +80,8 @@ static bool site_of(const struct site_key *key, struct site_stats *s)
 static void local_drain(const char *comm, __u64 cgroup_id)
 {
 	__u32 tid = (__u32)getpid(); /* one thread: its tid */
-	struct local_call call = {.start_ns = now_ns() - 1000, .site = key_of(comm, cgroup_id)};
+	struct local_call call = {
+	    .start_ns = now_ns() - 1000, .site = key_of(comm, cgroup_id), .site_slot = NO_SLOT};
 
 	CHECK(!bpf_map__update_elem(skel->maps.local_calls, &tid, sizeof(tid), &call, sizeof(call),
 				    BPF_ANY));
@@ -109,17 +110,16 @@ static long local_calls_in(const char *comm, __u64 cgroup_id)
 /* A drain begins in this task: its site's drains, -1 if it got no slot. */
 static long drain_begins(void)
 {
-	int nr = run(skel->progs.drain_begin_test, 0);
-	__u32 slot = (__u32)nr - 1;
+	__u32 slot = (__u32)run(skel->progs.drain_begin_test, 0);
 	struct site_stats s;
 
-	if (nr <= 0 ||
+	if (slot == NO_SLOT ||
 	    bpf_map__lookup_elem(skel->maps.sites, &slot, sizeof(slot), &s, sizeof(s), 0))
 		return -1;
 	return (long)s.count[SITE_DRAINS];
 }
 
-/* A drain's work ends on CPU 0 with no site yet (site_nr 0): its site's works, -1 if none. */
+/* A drain's work ends on CPU 0 with no site yet (NO_SLOT): its site's works, -1 if none. */
 static long work_ends(const char *comm, __u64 cgroup_id)
 {
 	__u64 now = now_ns();
@@ -129,6 +129,7 @@ static long work_ends(const char *comm, __u64 cgroup_id)
 	    .start_ns = now - 500000,
 	    .drain_start_ns = now - 1000000,
 	    .site = key_of(comm, cgroup_id),
+	    .site_slot = NO_SLOT,
 	    .caller_tid = 4242,
 	};
 	__u32 cpu = 0;
