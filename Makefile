@@ -114,6 +114,10 @@ $(OUT)/tests/bpf_sites: $(OUT)/tests/site_shares.skel.h
 $(OUT)/tests/bpf_in_place: $(OUT)/tests/in_place.skel.h
 $(OUT)/tests/bpf_partial: $(OUT)/tests/partial.skel.h
 
+# The filter key goes into the programs as drainstat puts it there.
+$(OUT)/tests/bpf_progs: tests/bpf/test_progs.c $(OUT)/drainstat.skel.h $(OUT)/filterkey.o | $(OUT)/tests
+	$(CC) $(CFLAGS) -Itests/unit -Itests/bpf -o $@ $< $(filter %.o,$^) $(LDFLAGS) $(LDLIBS)
+
 # The check of the callers reads their stacks' symbols as drainstat does.
 $(OUT)/tests/bpf_check: tests/bpf/test_check.c $(OUT)/drainstat.skel.h $(LIB_OBJS) | $(OUT)/tests
 	$(CC) $(CFLAGS) -Itests/unit -Itests/bpf -o $@ $< $(filter %.o,$^) $(LDFLAGS) $(LDLIBS)

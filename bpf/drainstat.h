@@ -217,6 +217,14 @@ struct drain_source {
 #define NO_SLOT ((__u32)-1)
 
 /*
+ * The filter key's placeholder in the workqueue programs' instructions: a
+ * 64-bit immediate that user space replaces with lru_add_drain_per_cpu's
+ * address before the load (bpf/globals.bpf.h drain_work_fn(), src/filterkey.c).
+ * Not a kernel address: a program loaded with it unreplaced matches nothing.
+ */
+#define FILTER_KEY_MARK 0x0d5a1f7e4b3c2a19ULL
+
+/*
  * lru_add_drain() calls in flight, by tid: entry time and the caller's site
  * (site_slot as a drain's). Here for tests/bpf, which seeds them.
  */

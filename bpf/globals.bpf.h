@@ -15,11 +15,21 @@
 
 /*
  * The work function that marks an LRU drain work: lru_add_drain_per_cpu's
- * address. User space writes it after load and before attach (tracer.c), so
- * that its scan of /proc/kallsyms runs beside libbpf's load, not before it. An
- * untyped __ksym would make libbpf read all of /proc/kallsyms before the load.
+ * address, an immediate. User space writes it into this instruction before
+ * the load (src/filterkey.c), from its scan of /proc/kallsyms, which runs in a
+ * thread beside the BTF lookup. As a map value it was a load from a line that
+ * is cold where queue_work_on() runs: 10 ns of every workqueue event's 50
+ * (doc/performance-history.md, "The filter's compare"). An untyped __ksym
+ * would make libbpf read all of /proc/kallsyms before the load.
  */
-__u64 drain_work_fn SEC(".data.symbols");
+static __always_inline __u64 drain_work_fn(void)
+{
+	__u64 fn;
+
+	asm volatile("%[fn] = %[mark] ll" : [fn] "=r"(fn) : [mark] "i"(FILTER_KEY_MARK));
+	return fn;
+}
+
 /*
  * The return trampolines of kretprobes (kprobe mode): __kretprobe_trampoline,
  * and arch_rethook_trampoline where kretprobes run on rethook (x86 since 5.19).

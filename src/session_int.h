@@ -30,11 +30,11 @@
 #include "verify.h"
 
 /*
- * What setup needs from kallsyms, scanned for before full and kprobe modes'
- * load, else taken from the symbol table: the drain work function at
- * SYM_WORK_FN, then the hooked functions hooked only where kallsyms has them
- * (hooks.c's rows if_in_kallsyms, in order), last the alternatives: a kernel's
- * kretprobes return through one trampoline or the other.
+ * What setup needs from kallsyms, scanned for before the load: the drain work
+ * function at SYM_WORK_FN, then the hooked functions hooked only where
+ * kallsyms has them (hooks.c's rows if_in_kallsyms, in order), last the
+ * alternatives: a kernel's kretprobes return through one trampoline or the
+ * other.
  */
 #define SYM_WORK_FN	0
 #define SYM_TRAMPOLINES 2
@@ -48,8 +48,14 @@ struct symbol_scan {
 	__u64 ns;		    /* how long it took */
 	const char *names[SYM_MAX]; /* nr of them, set before the scan starts */
 	size_t nr;
+	/*
+	 * the first nr_scanned of them looked for: all, or SYM_WORK_FN's alone
+	 * where no mode that hooks the drain functions can be tried
+	 */
+	size_t nr_scanned;
+	bool scanned;	      /* a scan ran */
 	__u64 addrs[SYM_MAX]; /* 0 for none */
-	bool found;	      /* syms known: asked for once, whatever the modes tried */
+	bool found;	      /* syms known for the names scanned for */
 	struct tracer_symbols syms;
 };
 

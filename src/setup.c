@@ -75,11 +75,10 @@ static void tracer_options(struct session *s)
 
 /*
  * The BTF's facts (EXIT_NO_BTF), then the tracer: the memory and fds
- * (EXIT_RUNTIME), its open and load (EXIT_BPF), kallsyms (EXIT_NO_KALLSYMS)
- * and the drain work symbol (EXIT_NO_SYMBOL), its attach (EXIT_BPF); in full
- * and kprobe modes kallsyms and the symbol come before the open. The scan
- * thread starts after kernel__mount_tracefs(): its unshare() needs a process
- * of one thread.
+ * (EXIT_RUNTIME), kallsyms (EXIT_NO_KALLSYMS) and the drain work symbol
+ * (EXIT_NO_SYMBOL), scanned for before its open, its open and load
+ * (EXIT_BPF), its attach (EXIT_BPF). The scan thread starts after
+ * kernel__mount_tracefs(): its unshare() needs a process of one thread.
  */
 static int start_tracing(struct session *s)
 {

@@ -45,12 +45,15 @@ int kernel__read_btf_facts(struct session *s);
 
 /* The names to scan for, in session_int.h's symbol_scan order. */
 void kscan__name_symbols(struct symbol_scan *scan);
-/* The scan started in a thread, if a mode that needs it first may be tried. */
+/*
+ * The scan started in a thread: the filter key's symbol, and full and kprobe
+ * modes' where they may be tried.
+ */
 void kscan__start(struct session *s);
 /* The scan thread, if any, joined. */
 void kscan__join(struct session *s);
 /* The tracer's symbols: 0, or -errno with s->symbols_code saying why not. */
-int kscan__symbols_ready(struct session *s, struct tracer_symbols *syms);
+int kscan__symbols_ready(struct session *s, bool hooks, struct tracer_symbols *syms);
 /* The symbol table into s->ksyms, between load and attach; as kscan__symbols_ready(). */
 int kscan__load_symbols(struct session *s);
 

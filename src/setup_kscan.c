@@ -98,10 +98,14 @@ static __u32 hooks_in_kallsyms(const struct symbol_scan *scan)
 static void *scan_symbols(void *arg)
 {
 	struct symbol_scan *scan = arg;
+	size_t n = scan->nr_scanned;
 	__u64 start = now_ns();
 
-	scan->err = ksyms__scan(KALLSYMS, scan->names, scan->addrs, scan->nr, SYM_TRAMPOLINES);
+	/* the work function alone: the scan stops at it, a quarter of kallsyms on 6.18 */
+	scan->err =
+	    ksyms__scan(KALLSYMS, scan->names, scan->addrs, n, n == scan->nr ? SYM_TRAMPOLINES : 0);
 	scan->ns = now_ns() - start;
+	scan->scanned = true;
 	return NULL;
 }
 
@@ -111,9 +115,10 @@ static void *scan_symbols(void *arg)
 /*
  * Whether a mode whose hooks depend on the symbols (full, kprobe) may be
  * tried: auto tries them only where kprobes exist, fentry's kernels. Where it
- * tries one all the same, the scan runs when asked (see kscan__symbols_ready()).
+ * tries one all the same, the rest is scanned for when asked (see
+ * kscan__symbols_ready()).
  */
-static bool symbols_before_load(const struct session *s)
+static bool hook_modes_possible(const struct session *s)
 {
 	if (s->opts->mode == MODE_AUTO)
 		return !probe__kprobes(TRACEFS);
@@ -121,22 +126,22 @@ static bool symbols_before_load(const struct session *s)
 }
 
 /*
- * The addresses full and kprobe modes need before their load, from a scan of
- * kallsyms: the symbol table itself is read between the load and attach (see
- * kscan__load_symbols()), where libbpf's heap is free again, so the scan keeps no
- * more than a line. It runs in a thread of its own, beside the BTF lookup and
- * the memory check, and takes no signals. Without a thread it runs when asked. Its
- * stack has a size of its own, not RLIMIT_STACK's (glibc's default for
- * threads): a small ulimit -s is no limit on it. Tracepoint mode needs no
- * scan: its hooks take the addresses after the load, from the table.
+ * The addresses every mode needs before its load, from a scan of kallsyms:
+ * the drain work function's (the filter key, filterkey.h), and where full or
+ * kprobe mode may be tried the hooked functions' and trampolines'. The symbol
+ * table itself is read between the load and attach (see
+ * kscan__load_symbols()), where libbpf's heap is free again, so the scan keeps
+ * no more than a line. It runs in a thread of its own, beside the BTF lookup
+ * and the memory check, and takes no signals. Without a thread it runs when
+ * asked. Its stack has a size of its own, not RLIMIT_STACK's (glibc's default
+ * for threads): a small ulimit -s is no limit on it.
  */
 void kscan__start(struct session *s)
 {
 	pthread_attr_t attr;
 	sigset_t all, old;
 
-	if (!symbols_before_load(s))
-		return;
+	s->scan.nr_scanned = hook_modes_possible(s) ? s->scan.nr : SYM_WORK_FN + 1;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, SCAN_STACK_SIZE);
 	sigfillset(&all);
@@ -173,28 +178,34 @@ static void note_symbols(const struct session *s)
 }
 
 /*
- * The symbols the tracer needs, found once whatever the modes tried: from the
- * table once it is loaded (late, in tracepoint mode), else from the scan,
- * waited for, or run here if no thread runs it. Without lru_add_drain_per_cpu
- * drain works cannot be told from the others.
+ * The symbols the tracer needs, hooks: a mode that hooks the drain
+ * functions. Found once for each kind of mode, whatever the modes tried: from
+ * the table if it is loaded, else from the scan, waited for, or run here if no
+ * thread ran it or it looked for the work function alone. Without
+ * lru_add_drain_per_cpu drain works cannot be told from the others.
  */
-int kscan__symbols_ready(struct session *s, struct tracer_symbols *syms)
+int kscan__symbols_ready(struct session *s, bool hooks, struct tracer_symbols *syms)
 {
-	const __u64 *addrs = s->scan.addrs;
+	struct symbol_scan *scan = &s->scan;
+	const __u64 *addrs = scan->addrs;
+	bool all = scan->nr_scanned == scan->nr;
 
-	if (s->scan.found) {
-		*syms = s->scan.syms;
+	if (scan->found && (all || !hooks)) {
+		*syms = scan->syms;
 		return 0;
 	}
-	if (s->ksyms)
-		ksyms__find(s->ksyms, s->scan.names, s->scan.addrs, s->scan.nr);
-	else if (s->scan.running)
-		kscan__join(s);
-	else
-		scan_symbols(&s->scan);
-	if (!s->ksyms && s->scan.err) {
-		s->symbols_code = kallsyms_error(s, s->scan.err);
-		return s->scan.err;
+	kscan__join(s);
+	if (s->ksyms) {
+		ksyms__find(s->ksyms, scan->names, scan->addrs, scan->nr);
+		scan->nr_scanned = scan->nr;
+	} else if (!scan->scanned || (hooks && !all)) {
+		if (hooks)
+			scan->nr_scanned = scan->nr;
+		scan_symbols(scan);
+	}
+	if (!s->ksyms && scan->err) {
+		s->symbols_code = kallsyms_error(s, scan->err);
+		return scan->err;
 	}
 	if (!addrs[SYM_WORK_FN]) {
 		s->symbols_code = say_error(EXIT_NO_SYMBOL,
@@ -204,14 +215,14 @@ int kscan__symbols_ready(struct session *s, struct tracer_symbols *syms)
 		return -ENOENT;
 	}
 	note_symbols(s);
-	s->scan.syms = (struct tracer_symbols){
+	scan->syms = (struct tracer_symbols){
 	    .drain_work_fn = addrs[SYM_WORK_FN],
-	    .hooks_in_kallsyms = hooks_in_kallsyms(&s->scan),
-	    .kretprobe_trampoline = addrs[s->scan.nr - SYM_TRAMPOLINES],
-	    .rethook_trampoline = addrs[s->scan.nr - SYM_TRAMPOLINES + 1],
+	    .hooks_in_kallsyms = hooks_in_kallsyms(scan),
+	    .kretprobe_trampoline = addrs[scan->nr - SYM_TRAMPOLINES],
+	    .rethook_trampoline = addrs[scan->nr - SYM_TRAMPOLINES + 1],
 	};
-	s->scan.found = true;
-	*syms = s->scan.syms;
+	scan->found = true;
+	*syms = scan->syms;
 	return 0;
 }
 

@@ -63,26 +63,41 @@ static int tracer_error(struct session *s, int err, enum tracer_step step)
 	return EXIT_OK;
 }
 
+/* The symbols mode needs, into the tracer (tracer__set_symbols()). */
+static int set_symbols(struct session *s, struct tracer *t, enum drain_mode mode)
+{
+	struct tracer_symbols syms;
+	int err = kscan__symbols_ready(s, mode != MODE_TRACEPOINT, &syms);
+
+	if (!err)
+		tracer__set_symbols(t, &syms);
+	return err;
+}
+
 /*
  * The tracer in mode, step by step (tracer.h), *step the one that failed.
- * The symbols where the mode needs them: full and kprobe modes' hooks depend
- * on them, tracepoint mode's take them after its load. kallsyms' whole table
- * is read between load and attach, in the heap the load has freed.
+ * The symbols before the load: full and kprobe modes' hooks depend on them
+ * from the open, every mode's filter key is in its instructions. Tracepoint
+ * mode opens first, while the scan still runs. kallsyms' whole table is read
+ * between load and attach, in the heap the load has freed.
  */
 static int start_mode(struct session *s, struct tracer *t, enum drain_mode mode,
 		      enum tracer_step *step)
 {
-	bool first = tracer__symbols_first(mode);
-	struct tracer_symbols syms;
+	bool hooks = mode != MODE_TRACEPOINT;
 	int err = 0;
 
 	*step = TRACER_SYMBOLS;
-	if (first && !(err = kscan__symbols_ready(s, &syms)))
-		tracer__set_symbols(t, &syms);
+	if (hooks)
+		err = set_symbols(s, t, mode);
 	if (err)
 		return err;
 	*step = TRACER_OPEN;
 	err = tracer__open(t, mode);
+	if (!err && !hooks) {
+		*step = TRACER_SYMBOLS;
+		err = set_symbols(s, t, mode);
+	}
 	if (!err) {
 		*step = TRACER_LOAD;
 		err = tracer__load(t, &s->needs.fds);
@@ -91,8 +106,6 @@ static int start_mode(struct session *s, struct tracer *t, enum drain_mode mode,
 		*step = TRACER_SYMBOLS;
 		err = kscan__load_symbols(s);
 	}
-	if (!err && !first && !(err = kscan__symbols_ready(s, &syms)))
-		tracer__set_symbols(t, &syms);
 	if (!err) {
 		*step = TRACER_ATTACH;
 		err = tracer__attach(t);

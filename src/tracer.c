@@ -15,6 +15,7 @@
 
 #include "drainstat.h" /* before the skeleton: its .bss holds a struct of ours */
 #include "drainstat.skel.h"
+#include "filterkey.h"
 #include "kretprobe.h"
 #include "monotonic.h"
 #include "probe.h"
@@ -408,11 +409,6 @@ int tracer__next_mode(const struct tracer *t, enum drain_mode *mode)
 	return -ENOENT;
 }
 
-bool tracer__symbols_first(enum drain_mode mode)
-{
-	return mode != MODE_TRACEPOINT;
-}
-
 void tracer__set_symbols(struct tracer *t, const struct tracer_symbols *syms)
 {
 	t->syms = *syms;
@@ -443,6 +439,20 @@ int tracer__open(struct tracer *t, enum drain_mode mode)
 	return err;
 }
 
+/* The filter key, lru_add_drain_per_cpu's address, into the workqueue programs (filterkey.h). */
+static int set_filter_key(struct tracer *t)
+{
+	struct bpf_program *progs[] = {t->skel->progs.drainstat_queue_work,
+				       t->skel->progs.drainstat_execute_start,
+				       t->skel->progs.drainstat_execute_end};
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]) && !err; i++)
+		err = filterkey__set(progs[i], t->syms.drain_work_fn);
+	return err;
+}
+
 int tracer__load(struct tracer *t, unsigned int *fds_needed)
 {
 	enum drain_mode mode = t->features.mode;
@@ -450,6 +460,8 @@ int tracer__load(struct tracer *t, unsigned int *fds_needed)
 
 	if (!err)
 		err = set_targets(&t->plan);
+	if (!err)
+		err = set_filter_key(t);
 	if (!err)
 		err = drainstat_bpf__load(t->skel);
 	err = load_error(err);
@@ -469,8 +481,7 @@ int tracer__attach(struct tracer *t)
 	__u64 missed;
 	int err;
 
-	/* no program runs before it is attached: none sees the address unset */
-	t->skel->data_symbols->drain_work_fn = t->syms.drain_work_fn;
+	/* no program runs before it is attached: none sees the addresses unset */
 	t->skel->data_symbols->kretprobe_trampoline = t->syms.kretprobe_trampoline;
 	t->skel->data_symbols->rethook_trampoline = t->syms.rethook_trampoline;
 

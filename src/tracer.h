@@ -22,9 +22,9 @@ enum drain_mode {
 };
 
 /*
- * The kernel symbols the programs need (tracer__set_symbols()): before the
- * open in full and kprobe modes, whose hooks depend on them, else before the
- * attach.
+ * The kernel symbols the programs need (tracer__set_symbols()), before the
+ * open: full and kprobe modes' hooks depend on them, and every mode's filter
+ * key is an immediate in its instructions (filterkey.h).
  */
 struct tracer_symbols {
 	__u64 drain_work_fn; /* lru_add_drain_per_cpu's address: marks drain works */
@@ -149,11 +149,10 @@ int tracer__needs(const struct tracer_opts *opts, struct tracer_needs *needs);
  *
  *	tracer__new(opts, &t);
  *	while (!tracer__next_mode(t, &mode)) {
- *		the symbols, if tracer__symbols_first(mode): tracer__set_symbols()
+ *		tracer__set_symbols(t, the symbols mode needs)
  *		tracer__open(t, mode), tracer__load(t, &fds_needed)
  *		the heap the load freed is the caller's again (libbpf's copy of
  *		the kernel's BTF): what it reads once, no drain traced meanwhile
- *		the symbols, if not given yet: tracer__set_symbols()
  *		tracer__attach(t): running; else the next mode
  *	}
  *
@@ -168,8 +167,6 @@ int tracer__new(const struct tracer_opts *opts, struct tracer **out);
  * kernel cannot have: 0, -ENOENT after the last, or -errno short of resources.
  */
 int tracer__next_mode(const struct tracer *t, enum drain_mode *mode);
-/* Whether mode's hooks depend on the symbols: given before tracer__open(). */
-bool tracer__symbols_first(enum drain_mode mode);
 void tracer__set_symbols(struct tracer *t, const struct tracer_symbols *syms);
 /* The objects opened, mode's programs chosen and the maps sized: 0 or -errno. */
 int tracer__open(struct tracer *t, enum drain_mode mode);

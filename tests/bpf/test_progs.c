@@ -32,6 +32,7 @@
 #include "drainstat.h"
 #include "monotonic.h"
 #include "drainstat.skel.h"
+#include "filterkey.h"
 
 #define DRAIN_WORK_FN 0xffffffff81234560ULL /* any address: the programs compare it */
 #define WORK	      0xffff888012345678ULL
@@ -281,11 +282,8 @@ static int open_programs(__u32 parts)
 	skel->rodata->site_key_parts = parts;
 	bpf_object__for_each_program(prog, skel->obj)
 	    bpf_program__set_autoload(prog, prog == skel->progs.drainstat_execute_end);
-	err = drainstat_bpf__load(skel);
-	if (err)
-		return err;
-	skel->data_symbols->drain_work_fn = DRAIN_WORK_FN;
-	return 0;
+	err = filterkey__set(skel->progs.drainstat_execute_end, DRAIN_WORK_FN);
+	return err ? err : drainstat_bpf__load(skel);
 }
 
 int main(void)
