@@ -53,20 +53,9 @@ static __always_inline bool starts_new_drain(const struct drain_state *d, __u64 
 	       (!entry_visible && !d->pending && now - d->last_queue_ns > join_window_ns);
 }
 
-/*
- * The drain state of the current task (tid): its entry, made the first time
- * the task drains, once the task is marked in drained_tasks (an entry without
- * its mark would outlive its task). NULL: no room, or no mark.
- */
+/* The task's drain state: its entry, made the first time the task drains. */
 static __always_inline struct drain_state *drain_state_get(__u32 tid)
 {
-	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
-
-	if (d)
-		return d;
-	if (!bpf_task_storage_get(&drained_tasks, bpf_get_current_task_btf(), NULL,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE))
-		return NULL;
 	return lookup_or_insert(&drains, &tid, &new_drain);
 }
 

@@ -105,19 +105,13 @@ int drainstat_end_phantom(void *ctx)
  * A thread exits: its drain state goes, and a drain it still had in flight is
  * a phantom (a drain's caller returns only once its works ended). The only
  * per-event cost of the check, on thread exits, not on workqueue events: one
- * load from the thread's task_struct, where it never drained (no task storage
- * at all, so no mark in drained_tasks); a lookup in drains where it has some.
+ * lookup, mostly of a task that never drained.
  */
 static __always_inline void drain_task_exit(void)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct drain_state *d;
-	__u32 tid;
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
 
-	if (!task->bpf_storage)
-		return;
-	tid = (__u32)bpf_get_current_pid_tgid();
-	d = bpf_map_lookup_elem(&drains, &tid);
 	if (!d)
 		return;
 	if (drain_in_flight(d))

@@ -12,15 +12,13 @@
  *    the call; tracepoint mode: closed), counts it once, and leaves a state
  *    that is another drain by then as it is;
  *  - drainstat_task_exit drops an exiting thread's state, counting a drain
- *    it still had in flight as a phantom; a thread without task storage (no
- *    mark in drained_tasks) it does not look up.
+ *    it still had in flight as a phantom.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -176,21 +174,6 @@ static void task_exit(void)
 	CHECK(!bpf_prog_test_run_opts(bpf_program__fd(skel->progs.drainstat_task_exit), &opts));
 }
 
-/*
- * This process (its main thread: the tests run there) marked in drained_tasks,
- * as drain_state_get() marks a task.
- */
-static void mark_self(void)
-{
-	int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-	__u8 one = 1;
-
-	CHECK(pidfd >= 0);
-	CHECK(!bpf_map__update_elem(skel->maps.drained_tasks, &pidfd, sizeof(pidfd), &one,
-				    sizeof(one), BPF_ANY));
-	close(pidfd);
-}
-
 static bool has_state(__u32 tid)
 {
 	struct drain_state d;
@@ -207,13 +190,6 @@ static void test_task_exit(void)
 	__u64 before = counter(CNT_PHANTOMS_ENDED);
 	__u32 self = (__u32)gettid();
 
-	CHECK(self == (__u32)getpid());
-	/* no task storage: the exit does not look (a state is only ever made marked) */
-	seed(self, 500, true, 0, 0);
-	task_exit();
-	CHECK(has_state(self));
-	CHECK(counter(CNT_PHANTOMS_ENDED) == before);
-	mark_self();
 	seed(self, 600, true, 0, 0);
 	task_exit();
 	CHECK(!has_state(self));
