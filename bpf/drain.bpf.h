@@ -53,10 +53,27 @@ static __always_inline bool starts_new_drain(const struct drain_state *d, __u64 
 	       (!entry_visible && !d->pending && now - d->last_queue_ns > join_window_ns);
 }
 
-/* The task's drain state: its entry, made the first time the task drains. */
+/*
+ * The drain state of the current task (tid): its entry, made the first time
+ * the task drains, the task marked in drained_tasks; where the kernel refuses
+ * the mark, counted in unmarked_states, so that its exit still finds it.
+ * NULL: no room.
+ */
 static __always_inline struct drain_state *drain_state_get(__u32 tid)
 {
-	return lookup_or_insert(&drains, &tid, &new_drain);
+	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+	bool marked;
+
+	if (d)
+		return d;
+	marked = bpf_task_storage_get(&drained_tasks, bpf_get_current_task_btf(), NULL,
+				      BPF_LOCAL_STORAGE_GET_F_CREATE) != NULL;
+	d = lookup_or_insert(&drains, &tid, &new_drain);
+	if (d && !marked) {
+		d->unmarked = 1;
+		__sync_fetch_and_add(&unmarked_states, 1);
+	}
+	return d;
 }
 
 static __always_inline bool same_comm(const char *a, const char *b)

@@ -394,7 +394,8 @@ struct drain_state {
 	/* The slow-drain log (-T) */
 	__u64 slowest_work_ns; /* dispatch + run of its slowest work */
 	__s32 ustack_id;
-	__u32 pad;
+	/* made without its task's mark in drained_tasks (see drain_state_get()) */
+	__u32 unmarked;
 };
 
 /*

@@ -105,15 +105,26 @@ int drainstat_end_phantom(void *ctx)
  * A thread exits: its drain state goes, and a drain it still had in flight is
  * a phantom (a drain's caller returns only once its works ended). The only
  * per-event cost of the check, on thread exits, not on workqueue events: one
- * lookup, mostly of a task that never drained.
+ * load from the thread's task_struct, where it never drained (no task storage
+ * at all, so no mark in drained_tasks); a lookup in drains where it has some
+ * (its mark, or another tool's), or while a state made unmarked is there
+ * (drain_state_get()). Its mark is not asked for: the kernel can refuse that
+ * as it can refuse to make it.
  */
 static __always_inline void drain_task_exit(void)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct drain_state *d;
+	__u32 tid;
 
+	if (!task->bpf_storage && !unmarked_states)
+		return;
+	tid = (__u32)bpf_get_current_pid_tgid();
+	d = bpf_map_lookup_elem(&drains, &tid);
 	if (!d)
 		return;
+	if (d->unmarked)
+		__sync_fetch_and_add(&unmarked_states, -1);
 	if (drain_in_flight(d))
 		phantom_end(d);
 	bpf_map_delete_elem(&drains, &tid);

@@ -12,13 +12,16 @@
  *    the call; tracepoint mode: closed), counts it once, and leaves a state
  *    that is another drain by then as it is;
  *  - drainstat_task_exit drops an exiting thread's state, counting a drain
- *    it still had in flight as a phantom.
+ *    it still had in flight as a phantom; a thread without task storage (no
+ *    mark in drained_tasks) it looks up only while a state made unmarked is
+ *    there.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -174,6 +177,21 @@ static void task_exit(void)
 	CHECK(!bpf_prog_test_run_opts(bpf_program__fd(skel->progs.drainstat_task_exit), &opts));
 }
 
+/*
+ * This process (its main thread: the tests run there) marked in drained_tasks,
+ * as drain_state_get() marks a task.
+ */
+static void mark_self(void)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	__u8 one = 1;
+
+	CHECK(pidfd >= 0);
+	CHECK(!bpf_map__update_elem(skel->maps.drained_tasks, &pidfd, sizeof(pidfd), &one,
+				    sizeof(one), BPF_ANY));
+	close(pidfd);
+}
+
 static bool has_state(__u32 tid)
 {
 	struct drain_state d;
@@ -189,10 +207,29 @@ static void test_task_exit(void)
 {
 	__u64 before = counter(CNT_PHANTOMS_ENDED);
 	__u32 self = (__u32)gettid();
+	struct drain_state d;
 
+	CHECK(self == (__u32)getpid());
+	/* no task storage and no state made unmarked: the exit does not look */
+	seed(self, 500, true, 0, 0);
+	task_exit();
+	CHECK(has_state(self));
+	CHECK(counter(CNT_PHANTOMS_ENDED) == before);
+	/* a state made unmarked (the kernel refused the mark): its exit finds it */
+	d = state_of(self);
+	d.unmarked = 1;
+	CHECK(!bpf_map__update_elem(skel->maps.drains, &self, sizeof(self), &d, sizeof(d), 0));
+	skel->bss->unmarked_states = 1;
+	task_exit();
+	CHECK(!has_state(self));
+	CHECK(skel->bss->unmarked_states == 0);
+	CHECK(counter(CNT_PHANTOMS_ENDED) == before + 1);
+	before++;
+	mark_self();
 	seed(self, 600, true, 0, 0);
 	task_exit();
 	CHECK(!has_state(self));
+	CHECK(skel->bss->unmarked_states == 0);
 	CHECK(counter(CNT_PHANTOMS_ENDED) == before + 1);
 	seed(self, 700, false, 0, 1);
 	task_exit();
