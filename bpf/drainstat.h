@@ -452,6 +452,8 @@ struct phantom {
 	__u32 tid;
 	__u32 done; /* set by the program when it ended the drain */
 	__u64 start_ns;
+	__u32 counter; /* and the one it counted it in (phantom_counter()) */
+	__u32 pad;
 };
 
 /*
@@ -539,6 +541,14 @@ enum drainstat_counter {
 	 * is not recorded
 	 */
 	CNT_PHANTOMS_ENDED,
+	/*
+	 * full mode: phantoms whose drain began before drainstat's last
+	 * trampoline attach returned (attach_end_ns), whose end that attach
+	 * dropped: the kernel replaces a function's trampoline at each attach,
+	 * and a call still inside the old one returns past its fexit programs
+	 * (bpf_tramp_image_put()); not in CNT_PHANTOMS_ENDED
+	 */
+	CNT_PHANTOMS_ATTACHING,
 	/*
 	 * full and kprobe modes: drains whose entry was missed (drainstat
 	 * attached mid-call): begun at their first queue and ended at their

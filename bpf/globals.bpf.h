@@ -330,6 +330,19 @@ struct {
  */
 __u32 unmarked_states;
 
+/*
+ * Full mode: when drainstat's last trampoline attach returned, ~0 while it
+ * attaches (set by user space), 0 in the other modes: a drain begun before
+ * it that turns out a phantom lost its end to the attach (CNT_PHANTOMS_ATTACHING).
+ */
+__u64 attach_end_ns;
+
+/* The counter a phantom, the drain d whose end was missed, is counted in. */
+static __always_inline enum drainstat_counter phantom_counter(const struct drain_state *d)
+{
+	return d->start_ns < attach_end_ns ? CNT_PHANTOMS_ATTACHING : CNT_PHANTOMS_ENDED;
+}
+
 /* The fadvise calls in flight, in the slot of their tid (see struct fadvise_slot). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

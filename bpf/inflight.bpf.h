@@ -84,7 +84,7 @@ static __always_inline void phantom_end(struct drain_state *d)
 		open_drains_add(-1);
 	}
 	d->pending = 0;
-	count(CNT_PHANTOMS_ENDED);
+	count(phantom_counter(d));
 }
 
 /* Ends the drain in phantom if its task's state is still that drain. */
@@ -96,6 +96,7 @@ int drainstat_end_phantom(void *ctx)
 
 	if (!d || d->start_ns != phantom.start_ns || !drain_in_flight(d))
 		return 0;
+	phantom.counter = phantom_counter(d);
 	phantom_end(d);
 	phantom.done = 1;
 	return 0;

@@ -38,6 +38,7 @@ static const struct {
     [CNT_TWIN_SKIPS] = {"twin_skips", false},
     [CNT_SKIPPED] = {"skipped", true},
     [CNT_PHANTOMS_ENDED] = {"phantoms_ended", true},
+    [CNT_PHANTOMS_ATTACHING] = {"phantoms_attaching", true},
     [CNT_PARTIAL_WAITS] = {"partial_waits", false},
     [CNT_KRETPROBE_MISSED] = {"kretprobe_missed", true},
     [CNT_SLOW_UNREAD] = {"slow_unread", true},

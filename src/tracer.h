@@ -187,7 +187,8 @@ int tracer__in_flight(struct tracer *t, struct snapshot *snap, __u64 running_min
 /*
  * Ends the drain of task tid begun at start_ns, found ended by the check of
  * its caller (a phantom), if its state is still that drain in flight, and
- * counts it (CNT_PHANTOMS_ENDED): 1 if ended, 0 if not, or -errno.
+ * counts it: the counter it counted it in (CNT_PHANTOMS_ENDED, or
+ * CNT_PHANTOMS_ATTACHING), -ENOENT if it was no longer in flight, or -errno.
  */
 int tracer__end_phantom(struct tracer *t, __u32 tid, __u64 start_ns);
 /* Whether the kernel names cgroups (drainstat_name_cgroup was loaded). */

@@ -137,5 +137,5 @@ int tracer__end_phantom(struct tracer *t, __u32 tid, __u64 start_ns)
 	p->done = 0;
 	if (bpf_prog_test_run_opts(bpf_program__fd(t->skel->progs.drainstat_end_phantom), &opts))
 		return -errno;
-	return (int)p->done;
+	return p->done ? (int)p->counter : -ENOENT;
 }

@@ -82,8 +82,10 @@ static enum verdict judge_running(const struct verify *v, const struct snap_drai
 /* The phantom ended for both sides: counted here too, for the report being made. */
 static void end_phantom(struct snapshot *snap, const struct snap_drain *sd, struct tracer *t)
 {
-	if (tracer__end_phantom(t, sd->tid, sd->d.start_ns) == 1)
-		snap->counters[CNT_PHANTOMS_ENDED]++;
+	int counter = tracer__end_phantom(t, sd->tid, sd->d.start_ns);
+
+	if (counter >= 0 && counter < CNT_NR)
+		snap->counters[counter]++;
 }
 
 int verify__drains(struct verify *v, struct snapshot *snap, const struct ksyms *ks,

@@ -10,7 +10,9 @@
  *    caller that runs the iterator is CALLER_ON_CPU;
  *  - drainstat_end_phantom ends the drain it is given (entry seen: out of
  *    the call; tracepoint mode: closed), counts it once, and leaves a state
- *    that is another drain by then as it is;
+ *    that is another drain by then as it is; in full mode, a drain begun
+ *    before drainstat's last trampoline attach returned is counted as
+ *    phantoms_attaching;
  *  - drainstat_task_exit drops an exiting thread's state, counting a drain
  *    it still had in flight as a phantom; a thread without task storage (no
  *    mark in drained_tasks) it looks up only while a state made unmarked is
@@ -169,6 +171,34 @@ static void test_end_phantom(void)
 	CHECK(counter(CNT_PHANTOMS_ENDED) == before + 2);
 }
 
+/*
+ * Full mode: a phantom of a drain begun before drainstat's last trampoline
+ * attach returned (attach_end_ns) lost its end to that attach, and is counted
+ * so; one begun after it, or any while it is 0 (the other modes), is not.
+ */
+static void test_phantom_attaching(void)
+{
+	__u64 ended = counter(CNT_PHANTOMS_ENDED), attaching = counter(CNT_PHANTOMS_ATTACHING);
+
+	skel->bss->attach_end_ns = 1000;
+	seed(NO_TASK, 999, true, 1, 0);
+	CHECK(end_phantom(NO_TASK, 999) == 1);
+	CHECK(skel->bss->phantom.counter == CNT_PHANTOMS_ATTACHING);
+	seed(NO_TASK, 1000, true, 1, 0);
+	CHECK(end_phantom(NO_TASK, 1000) == 1);
+	CHECK(skel->bss->phantom.counter == CNT_PHANTOMS_ENDED);
+	skel->bss->attach_end_ns = ~0ULL; /* attaching now: every phantom */
+	seed(NO_TASK, 5000, false, 1, 0);
+	CHECK(end_phantom(NO_TASK, 5000) == 1);
+	CHECK(skel->bss->phantom.counter == CNT_PHANTOMS_ATTACHING);
+	skel->bss->attach_end_ns = 0;
+	seed(NO_TASK, 1, true, 1, 0);
+	CHECK(end_phantom(NO_TASK, 1) == 1);
+	CHECK(skel->bss->phantom.counter == CNT_PHANTOMS_ENDED);
+	CHECK(counter(CNT_PHANTOMS_ENDED) == ended + 2);
+	CHECK(counter(CNT_PHANTOMS_ATTACHING) == attaching + 2);
+}
+
 /* drainstat_task_exit run as the exit of this thread, whose state is seeded. */
 static void task_exit(void)
 {
@@ -281,6 +311,7 @@ int main(void)
 	usleep(100000);
 	RUN(test_records);
 	RUN(test_end_phantom);
+	RUN(test_phantom_attaching);
 	RUN(test_task_exit);
 	if (write(pipe_fds[1], "xx", 2) != 2)
 		failed++;
