@@ -54,21 +54,32 @@ static __always_inline bool starts_new_drain(const struct drain_state *d, __u64 
 }
 
 /*
- * The drain state of the current task (tid): its entry, made the first time
- * the task drains, the task marked in drained_tasks; where the kernel refuses
- * the mark, counted in unmarked_states, so that its exit still finds it.
- * NULL: no room.
+ * The drain state of the current task (tid): made the first time the task
+ * drains, in its slot if free, else in drains; the task marked in
+ * drained_tasks, and where the kernel refuses the mark, counted in
+ * unmarked_states, so that its exit still finds it. NULL: no room.
  */
 static __always_inline struct drain_state *drain_state_get(__u32 tid)
 {
-	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+	struct drain_state *d = drain_state_of(tid);
+	struct drain_slot *s;
 	bool marked;
 
-	if (d)
+	if (d || !tid)
 		return d;
 	marked = bpf_task_storage_get(&drained_tasks, bpf_get_current_task_btf(), NULL,
 				      BPF_LOCAL_STORAGE_GET_F_CREATE) != NULL;
-	d = lookup_or_insert(&drains, &tid, &new_drain);
+	s = drain_slot_of(tid);
+	if (s && !__sync_val_compare_and_swap(&s->tid, 0, tid)) {
+		/* what its last task left is not in flight (drain_task_exit()) */
+		d = &s->d;
+		*d = new_drain;
+	} else {
+		/* the slot is another live task's: none of tid's is in drains yet */
+		d = lookup_or_insert(&drains, &tid, &new_drain);
+		if (d)
+			__sync_fetch_and_add(&drains_moved, 1);
+	}
 	if (d && !marked) {
 		d->unmarked = 1;
 		__sync_fetch_and_add(&unmarked_states, 1);
@@ -257,7 +268,7 @@ static __always_inline bool drain_close(struct drain_state *d, struct site_stats
 static __always_inline void drain_work_done(const struct work_state *ws, struct site_stats *s,
 					    __u64 now, __u32 cpu, __u64 dispatch, __u64 run)
 {
-	struct drain_state *d = bpf_map_lookup_elem(&drains, &ws->caller_tid);
+	struct drain_state *d = drain_state_of(ws->caller_tid);
 	__u64 wait;
 
 	if (!d || d->start_ns != ws->drain_start_ns)
@@ -358,7 +369,7 @@ static __always_inline void drain_enter(void *ctx, bool forced, __u8 level, bool
 static __always_inline void drain_exit(void *ctx, __u8 level, bool twin)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+	struct drain_state *d = drain_state_of(tid);
 	struct site_stats *s;
 	__u64 now, wait;
 

@@ -399,6 +399,24 @@ struct drain_state {
 };
 
 /*
+ * The drain states of the tasks, each in the slot of its task's tid %
+ * DRAIN_SLOTS while the task lives: an array lookup at each work's end and
+ * queue where a hash lookup was, the same slot wherever the task runs. A task
+ * claims its slot (compare-and-swap of tid from 0) when it first drains and
+ * frees it at its exit; nobody else writes its tid. A task whose slot another
+ * live task holds (their tids collide) keeps its state in the hash drains,
+ * where the lookups go while drains_moved says any is there. User space reads
+ * the slots in place (mmapped).
+ */
+#define DRAIN_SLOTS 1024
+
+struct drain_slot {
+	__u32 tid; /* its task, 0: free */
+	__u32 pad;
+	struct drain_state d;
+} __attribute__((aligned(DRAINSTAT_LINE)));
+
+/*
  * A drain is in flight until its caller returns where its entry was seen,
  * else until its last work ends: the one test of both sides (BPF's check of
  * the callers, user space's reading of the drains).

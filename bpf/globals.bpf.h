@@ -293,9 +293,22 @@ struct {
 	__type(value, __u32);
 } work_cpus SEC(".maps");
 
+/* The drain states of the tasks, each in its slot (see struct drain_slot). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, DRAIN_SLOTS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct drain_slot);
+} drain_slots SEC(".maps");
+
+/* Drain states put in drains, their task's slot taken: as many as it holds. */
+__u32 drains_moved;
+
 /*
- * A task's entry is reused in place by its next drain, and deleted when the
- * task exits (drain_task_exit()). A hash, not an LRU: an LRU evicts the
+ * The drain states of tasks whose slot another task holds. A task's entry is
+ * reused in place by its next drain, and deleted when the task exits
+ * (drain_task_exit()). A hash, not an LRU: an LRU evicts the
  * entries least used, and a stuck drain's is touched by no event; here the
  * state of a drain in flight is never dropped. Full (more tasks that drained
  * alive at once than this), a new task's drains are counted lost
@@ -309,7 +322,7 @@ struct {
 } drains SEC(".maps");
 
 /*
- * The tasks that have an entry in drains, marked in their own task storage
+ * The tasks that have a drain state, marked in their own task storage
  * when it is made: a thread's exit looks in drains only if the thread is
  * marked, and a thread with no task storage at all, which one load from its
  * task_struct (hot at its exit) tells, is not. Most exits are of threads that
@@ -336,6 +349,26 @@ __u32 unmarked_states;
  * it that turns out a phantom lost its end to the attach (CNT_PHANTOMS_ATTACHING).
  */
 __u64 attach_end_ns;
+
+/* The slot of tid's drain state, whoever holds it. */
+static __always_inline struct drain_slot *drain_slot_of(__u32 tid)
+{
+	__u32 i = tid % DRAIN_SLOTS;
+
+	return bpf_map_lookup_elem(&drain_slots, &i);
+}
+
+/* The drain state of task tid, NULL if it has none: in its slot, else in drains. */
+static __always_inline struct drain_state *drain_state_of(__u32 tid)
+{
+	struct drain_slot *s = drain_slot_of(tid);
+
+	if (s && s->tid == tid && tid)
+		return &s->d;
+	if (!drains_moved)
+		return NULL;
+	return bpf_map_lookup_elem(&drains, &tid);
+}
 
 /* The counter a phantom, the drain d whose end was missed, is counted in. */
 static __always_inline enum drainstat_counter phantom_counter(const struct drain_state *d)

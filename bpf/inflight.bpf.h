@@ -53,7 +53,7 @@ int drainstat_check_callers(struct bpf_iter__task *ctx)
 	c.tid = (__u32)task->pid;
 	switches = switches_of(task);
 	on_cpu = on_cpu_now(task);
-	d = bpf_map_lookup_elem(&drains, &c.tid);
+	d = drain_state_of(c.tid);
 	if (!d || !drain_in_flight(d))
 		return 0;
 	c.start_ns = d->start_ns;
@@ -91,8 +91,7 @@ static __always_inline void phantom_end(struct drain_state *d)
 SEC("raw_tp")
 int drainstat_end_phantom(void *ctx)
 {
-	__u32 tid = phantom.tid;
-	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+	struct drain_state *d = drain_state_of(phantom.tid);
 
 	if (!d || d->start_ns != phantom.start_ns || !drain_in_flight(d))
 		return 0;
@@ -115,20 +114,33 @@ int drainstat_end_phantom(void *ctx)
 static __always_inline void drain_task_exit(void)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	struct drain_slot *s;
 	struct drain_state *d;
+	bool in_slot;
 	__u32 tid;
 
 	if (!task->bpf_storage && !unmarked_states)
 		return;
 	tid = (__u32)bpf_get_current_pid_tgid();
-	d = bpf_map_lookup_elem(&drains, &tid);
+	s = drain_slot_of(tid);
+	in_slot = s && s->tid == tid && tid;
+	if (in_slot)
+		d = &s->d;
+	else if (drains_moved)
+		d = bpf_map_lookup_elem(&drains, &tid);
+	else
+		return;
 	if (!d)
 		return;
 	if (d->unmarked)
 		__sync_fetch_and_add(&unmarked_states, -1);
 	if (drain_in_flight(d))
 		phantom_end(d);
-	bpf_map_delete_elem(&drains, &tid);
+	/* the slot's only writer is its task: freed last, its state not in flight */
+	if (in_slot)
+		__sync_val_compare_and_swap(&s->tid, tid, 0);
+	else if (!bpf_map_delete_elem(&drains, &tid))
+		__sync_fetch_and_add(&drains_moved, -1);
 }
 
 #endif /* INFLIGHT_BPF_H */

@@ -90,7 +90,7 @@ static __always_inline void local_enter(void *ctx, __u64 caller, __u64 ret_ip)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pid_tgid;
-	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+	struct drain_state *d = drain_state_of(tid);
 	struct local_call call = {.source.caller = caller, .site_slot = NO_SLOT};
 
 	if (!task_selected(pid_tgid))

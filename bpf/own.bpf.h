@@ -51,7 +51,7 @@ static __always_inline void in_place_enter(struct drain_state *d, __u32 cpu, __u
 /* The drain the task tid is inside, if any. */
 static __always_inline struct drain_state *drain_in_call(__u32 tid)
 {
-	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+	struct drain_state *d = drain_state_of(tid);
 
 	return d && d->in_call ? d : NULL;
 }

@@ -43,7 +43,7 @@ static __always_inline void on_queue(void *ctx, int target_cpu, struct work_stru
 		return;
 	}
 	nvcsw = task->nvcsw;
-	d = bpf_map_lookup_elem(&drains, &tid);
+	d = drain_state_of(tid);
 	if (d && d->in_call)
 		queue_in_call(d, now);
 	else if (!d || starts_new_drain(d, now, nvcsw, target_cpu, tid, &f))

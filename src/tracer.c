@@ -192,12 +192,11 @@ static int attach(struct tracer *t, const struct plan *plan)
 	return 0;
 }
 
-/* An array map of nr_cpus values, mmapped read-only: read in place when a report is made. */
-static int map_per_cpu(const struct tracer *t, const struct bpf_map *map, const void **area,
-		       size_t *size)
+/* An array map's first n values, mmapped read-only: read in place when a report is made. */
+static int map_array(const struct bpf_map *map, size_t n, const void **area, size_t *size)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t len = (size_t)t->nr_cpus * bpf_map__value_size(map);
+	size_t len = n * bpf_map__value_size(map);
 	void *p;
 
 	len = (len + page - 1) / page * page;
@@ -209,17 +208,24 @@ static int map_per_cpu(const struct tracer *t, const struct bpf_map *map, const 
 	return 0;
 }
 
-/* The works array and the cpus array: no copy and no system call a CPU at each report. */
-static int map_per_cpu_arrays(struct tracer *t)
+/*
+ * The works array and the cpus array, a value a CPU, and the drain slots: no
+ * copy and no system call a CPU or a slot at each report.
+ */
+static int map_arrays(struct tracer *t)
 {
-	const void *works = NULL, *cpus = NULL;
+	const void *works = NULL, *cpus = NULL, *slots = NULL;
 	int err;
 
-	err = map_per_cpu(t, t->skel->maps.works, &works, &t->works_area_size);
+	err = map_array(t->skel->maps.works, (size_t)t->nr_cpus, &works, &t->works_area_size);
 	t->works_area = works;
 	if (!err)
-		err = map_per_cpu(t, t->skel->maps.cpus, &cpus, &t->cpus_area_size);
+		err = map_array(t->skel->maps.cpus, (size_t)t->nr_cpus, &cpus, &t->cpus_area_size);
 	t->cpus_area = cpus;
+	if (!err)
+		err =
+		    map_array(t->skel->maps.drain_slots, DRAIN_SLOTS, &slots, &t->drain_slots_size);
+	t->drain_slots = slots;
 	return err;
 }
 
@@ -242,6 +248,9 @@ static void unload(struct tracer *t)
 		munmap((void *)t->works_area, t->works_area_size);
 	if (t->cpus_area)
 		munmap((void *)t->cpus_area, t->cpus_area_size);
+	if (t->drain_slots)
+		munmap((void *)t->drain_slots, t->drain_slots_size);
+	t->drain_slots = NULL;
 	t->works_area = NULL;
 	t->cpus_area = NULL;
 	drainstat_bpf__destroy(t->skel);
@@ -505,7 +514,7 @@ int tracer__attach(struct tracer *t)
 	if (!err && t->features.mode == MODE_KPROBE)
 		t->features.kret_missed_known = !tracer_kretprobe_missed(t, &missed);
 	if (!err)
-		err = map_per_cpu_arrays(t);
+		err = map_arrays(t);
 	if (err)
 		unload(t);
 	return err;

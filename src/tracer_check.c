@@ -24,10 +24,10 @@ int tracer_attach_check(struct tracer *t)
 	return t->check_link ? 0 : -errno;
 }
 
-/* Room for n more records, up to one a drain the map can hold. */
+/* Room for n more records, up to one a drain state the slots and the map can hold. */
 static int checks_room(struct tracer *t, size_t n)
 {
-	size_t most = bpf_map__max_entries(t->skel->maps.drains), cap;
+	size_t most = bpf_map__max_entries(t->skel->maps.drains) + DRAIN_SLOTS, cap;
 	struct caller_check *p;
 
 	if (t->nr_checks + n <= t->checks_cap)
@@ -90,8 +90,8 @@ static enum caller_found not_seen(const struct tracer *t, const struct snap_drai
 {
 	struct drain_state d;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.drains), &sd->tid, &d) ||
-	    d.start_ns != sd->d.start_ns || !drain_in_flight(&d))
+	if (tracer_drain_state(t, sd->tid, &d) || d.start_ns != sd->d.start_ns ||
+	    !drain_in_flight(&d))
 		return CALLER_ENDED;
 	return CALLER_GONE;
 }

@@ -61,6 +61,8 @@ struct tracer {
 	size_t works_area_size;
 	const struct cpu_stats *cpus_area; /* the cpus array, mmapped read-only */
 	size_t cpus_area_size;
+	const struct drain_slot *drain_slots; /* the drain states' slots, mmapped read-only */
+	size_t drain_slots_size;
 	struct drain_state *drains_buf; /* a batch of the drains map: values */
 	__u32 *tids_buf;		/* and keys */
 	struct ring_buffer *slow;
@@ -102,6 +104,8 @@ int tracer_attach_check(struct tracer *t);
 int tracer_attach_cgname(struct tracer *t);
 /* Each drain of snap's checked against its caller: snap_drain.caller and check. 0 or -errno. */
 int tracer_check_callers(struct tracer *t, struct snapshot *snap);
+/* Task tid's drain state, from its slot or the drains map, into d: 0 or -errno (ENOENT: none). */
+int tracer_drain_state(const struct tracer *t, __u32 tid, struct drain_state *d);
 /* The readers' buffers, mappings and stack copies, freed. */
 void tracer_read_free(struct tracer *t);
 

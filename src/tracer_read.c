@@ -324,9 +324,38 @@ static int add_drains_in_flight(struct tracer *t, struct snapshot *snap, const _
 	return err;
 }
 
+/* The drains in flight in the slots, read in place, each copied before it is looked at. */
+static int read_slots_in_flight(struct tracer *t, struct snapshot *snap)
+{
+	struct drain_state d;
+	int err = 0;
+	__u32 i, tid;
+
+	for (i = 0; i < DRAIN_SLOTS && !err; i++) {
+		tid = __atomic_load_n(&t->drain_slots[i].tid, __ATOMIC_ACQUIRE);
+		if (!tid)
+			continue;
+		memcpy(&d, &t->drain_slots[i].d, sizeof(d));
+		err = add_drains_in_flight(t, snap, &tid, &d, 1);
+	}
+	return err;
+}
+
+int tracer_drain_state(const struct tracer *t, __u32 tid, struct drain_state *d)
+{
+	const struct drain_slot *s = &t->drain_slots[tid % DRAIN_SLOTS];
+
+	if (tid && __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE) == tid) {
+		memcpy(d, &s->d, sizeof(*d));
+		return 0;
+	}
+	return bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.drains), &tid, d) ? -errno : 0;
+}
+
 /*
- * The drains in flight, from the drains map by batches: read only when the
- * BPF side counts drains open (open_drains) or works are in flight.
+ * The drains in flight, from the slots and, where any state was put there,
+ * the drains map by batches: read only when the BPF side counts drains open
+ * (open_drains) or works are in flight.
  */
 static int read_drains_in_flight(struct tracer *t, struct snapshot *snap)
 {
@@ -335,6 +364,9 @@ static int read_drains_in_flight(struct tracer *t, struct snapshot *snap)
 	__u32 *in = NULL, out, n;
 	bool last;
 
+	err = read_slots_in_flight(t, snap);
+	if (err || !__atomic_load_n(&t->skel->bss->drains_moved, __ATOMIC_ACQUIRE))
+		return err;
 	if (!t->drains_buf) {
 		t->drains_buf = calloc(DRAINS_BATCH, sizeof(*t->drains_buf));
 		t->tids_buf = calloc(DRAINS_BATCH, sizeof(*t->tids_buf));

@@ -30,7 +30,7 @@ SEC("raw_tp/sys_enter")
 int BPF_PROG(queue_after_preemption_test, __u64 target_cpu, __u64 work)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct drain_state *d = bpf_map_lookup_elem(&drains, &tid);
+	struct drain_state *d = drain_state_of(tid);
 
 	if (d)
 		d->last_queue_nvcsw = bpf_get_current_task_btf()->nvcsw;

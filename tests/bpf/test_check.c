@@ -16,7 +16,8 @@
  *  - drainstat_task_exit drops an exiting thread's state, counting a drain
  *    it still had in flight as a phantom; a thread without task storage (no
  *    mark in drained_tasks) it looks up only while a state made unmarked is
- *    there.
+ *    there; one whose state is in drains, its slot another task's, only
+ *    while drains_moved says one is.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +30,7 @@
 #include <bpf/libbpf.h>
 
 #include "check.h"
+#include "states.h"
 #include "counters.h"
 #include "drainstat.h"
 #include "drainstat.skel.h"
@@ -70,14 +72,14 @@ static void seed(__u32 tid, __u64 start_ns, bool by_entry, __u32 pending, __u32 
 				.site_slot = NO_SLOT};
 
 	d.in_call = by_entry ? CALL_API : 0;
-	CHECK(!bpf_map__update_elem(skel->maps.drains, &tid, sizeof(tid), &d, sizeof(d), 0));
+	CHECK(!states_put(skel->maps.drain_slots, tid, &d));
 }
 
 static struct drain_state state_of(__u32 tid)
 {
 	struct drain_state d = {};
 
-	CHECK(!bpf_map__lookup_elem(skel->maps.drains, &tid, sizeof(tid), &d, sizeof(d), 0));
+	CHECK(!states_get(skel->maps.drain_slots, skel->maps.drains, tid, &d));
 	return d;
 }
 
@@ -226,7 +228,7 @@ static bool has_state(__u32 tid)
 {
 	struct drain_state d;
 
-	return !bpf_map__lookup_elem(skel->maps.drains, &tid, sizeof(tid), &d, sizeof(d), 0);
+	return !states_get(skel->maps.drain_slots, skel->maps.drains, tid, &d);
 }
 
 /*
@@ -248,7 +250,7 @@ static void test_task_exit(void)
 	/* a state made unmarked (the kernel refused the mark): its exit finds it */
 	d = state_of(self);
 	d.unmarked = 1;
-	CHECK(!bpf_map__update_elem(skel->maps.drains, &self, sizeof(self), &d, sizeof(d), 0));
+	CHECK(!states_put(skel->maps.drain_slots, self, &d));
 	skel->bss->unmarked_states = 1;
 	task_exit();
 	CHECK(!has_state(self));
@@ -267,6 +269,30 @@ static void test_task_exit(void)
 	CHECK(counter(CNT_PHANTOMS_ENDED) == before + 1);
 	task_exit(); /* no state: nothing */
 	CHECK(counter(CNT_PHANTOMS_ENDED) == before + 1);
+}
+
+/*
+ * A thread whose state is in drains (its slot another live task's): its exit
+ * finds it there while drains_moved says any is, drops it and counts it out;
+ * the other task's slot stays.
+ */
+static void test_task_exit_moved(void)
+{
+	struct drain_state d = {
+	    .start_ns = 800, .in_call = CALL_API, .by_entry = 1, .site_slot = NO_SLOT};
+	__u32 self = (__u32)gettid(), other = self + DRAIN_SLOTS;
+	__u64 before = counter(CNT_PHANTOMS_ENDED);
+
+	mark_self();
+	seed(other, 900, false, 0, 1);
+	CHECK(!bpf_map__update_elem(skel->maps.drains, &self, sizeof(self), &d, sizeof(d), 0));
+	task_exit(); /* drains_moved 0: not looked for */
+	CHECK(has_state(self));
+	skel->bss->drains_moved = 1;
+	task_exit();
+	CHECK(!has_state(self) && skel->bss->drains_moved == 0);
+	CHECK(counter(CNT_PHANTOMS_ENDED) == before + 1);
+	CHECK(has_state(other) && state_of(other).start_ns == 900);
 }
 
 static int open_programs(void)
@@ -313,6 +339,7 @@ int main(void)
 	RUN(test_end_phantom);
 	RUN(test_phantom_attaching);
 	RUN(test_task_exit);
+	RUN(test_task_exit_moved);
 	if (write(pipe_fds[1], "xx", 2) != 2)
 		failed++;
 	pthread_join(t1, NULL);

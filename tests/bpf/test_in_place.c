@@ -27,6 +27,7 @@
 #include <bpf/libbpf.h>
 
 #include "check.h"
+#include "states.h"
 #include "cpu0.h"
 #include "drainstat.h"
 #include "tests/in_place.skel.h"
@@ -49,7 +50,7 @@ static bool drain_state(struct drain_state *d)
 {
 	__u32 tid = (__u32)getpid();
 
-	return !bpf_map__lookup_elem(skel->maps.drains, &tid, sizeof(tid), d, sizeof(*d), 0);
+	return !states_get(skel->maps.drain_slots, skel->maps.drains, tid, d);
 }
 
 /* This task's site (every drain here has the same key): false if none. */

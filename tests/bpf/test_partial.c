@@ -11,6 +11,8 @@
  *    its wait revised to the second's end;
  *  - tracepoint mode: the join window parts them, two drains (the rule that
  *    tells back-to-back drains apart where no entry is seen; the check can fail);
+ *    the task's state in its slot of drain_slots, or, where another task holds
+ *    that, in drains (drains_moved), found there by its works' ends;
  *  - entry visible: a drain seen at its entry after one whose entry went
  *    unseen is a drain of its own.
  * Needs root and a kernel that test-runs raw tracepoint programs.
@@ -29,6 +31,7 @@
 #include "cpu0.h"
 #include "counters.h"
 #include "drainstat.h"
+#include "states.h"
 #include "tests/partial.skel.h"
 
 #define MAX_SITES 8
@@ -120,7 +123,20 @@ static void test_unseen_entry_joined(void)
 	CHECK(site(&s) && s.count[SITE_DRAINS] == 1 && s.hist[SITE_WAIT_NS].count == 1);
 }
 
-/* Tracepoint mode: no entry parts back-to-back drains, the join window does. */
+/* This task's slot of drain_slots: its task's tid (0: free). */
+static __u32 slot_owner(void)
+{
+	__u32 i = (__u32)gettid() % DRAIN_SLOTS;
+	struct drain_slot s;
+
+	CHECK(!bpf_map__lookup_elem(skel->maps.drain_slots, &i, sizeof(i), &s, sizeof(s), 0));
+	return s.tid;
+}
+
+/*
+ * Tracepoint mode: no entry parts back-to-back drains, the join window does.
+ * The task's first drain claims its slot, and no state goes to drains.
+ */
 static void test_tracepoint_window(void)
 {
 	struct site_stats s;
@@ -128,6 +144,30 @@ static void test_tracepoint_window(void)
 	unseen_entry_drain();
 	CHECK(site(&s));
 	CHECK(s.count[SITE_DRAINS] == 2 && s.hist[SITE_WAIT_NS].count == 2);
+	CHECK(slot_owner() == (__u32)gettid() && skel->bss->drains_moved == 0);
+}
+
+/*
+ * The task's slot held by another live task (their tids collide): its state
+ * goes to drains, counted in drains_moved, where its works' ends find it (the
+ * waits recorded); the other task's slot is left as it was.
+ */
+static void test_slot_taken(void)
+{
+	struct drain_state other = {.start_ns = 77, .site_slot = NO_SLOT};
+	__u32 other_tid = (__u32)gettid() + DRAIN_SLOTS;
+	struct drain_state d;
+	struct site_stats s;
+
+	CHECK(!states_put(skel->maps.drain_slots, other_tid, &other));
+	unseen_entry_drain();
+	CHECK(site(&s));
+	CHECK(s.count[SITE_DRAINS] == 2 && s.hist[SITE_WAIT_NS].count == 2);
+	CHECK(skel->bss->drains_moved == 1 && slot_owner() == other_tid);
+	CHECK(!states_get(skel->maps.drain_slots, skel->maps.drains, other_tid, &d) &&
+	      d.start_ns == 77);
+	CHECK(!states_get(skel->maps.drain_slots, skel->maps.drains, (__u32)gettid(), &d) &&
+	      d.works == 1 && !drain_in_flight(&d));
 }
 
 /* A drain whose entry is seen after one whose entry was not: two drains. */
@@ -168,6 +208,7 @@ int main(void)
 	} tests[] = {
 	    {"test_unseen_entry_joined", test_unseen_entry_joined, true},
 	    {"test_tracepoint_window", test_tracepoint_window, false},
+	    {"test_slot_taken", test_slot_taken, false},
 	    {"test_entry_after_unseen", test_entry_after_unseen, true},
 	};
 	int failed = 0, err;

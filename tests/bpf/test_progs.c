@@ -28,6 +28,7 @@
 #include <bpf/libbpf.h>
 
 #include "check.h"
+#include "states.h"
 #include "counters.h"
 #include "drainstat.h"
 #include "monotonic.h"
@@ -78,7 +79,7 @@ static void seed_drain(const char *comm, __u64 cgroup_id, bool started, bool cou
 	strncpy(d->site.comm, comm, sizeof(d->site.comm) - 1);
 	d->site.cgroup_id = cgroup_id;
 	ws.site = d->site;
-	CHECK(!bpf_map__update_elem(skel->maps.drains, &tid, sizeof(tid), d, sizeof(*d), BPF_ANY));
+	CHECK(!states_put(skel->maps.drain_slots, tid, d));
 	CHECK(!bpf_map__update_elem(skel->maps.works, &cpu, sizeof(cpu), &ws, sizeof(ws), BPF_ANY));
 }
 
@@ -96,7 +97,7 @@ static void end_work_on(__u32 cpu, struct drain_state *d)
 	__u32 tid = CALLER_TID;
 
 	CHECK(!bpf_prog_test_run_opts(bpf_program__fd(skel->progs.drainstat_execute_end), &opts));
-	CHECK(!bpf_map__lookup_elem(skel->maps.drains, &tid, sizeof(tid), d, sizeof(*d), 0));
+	CHECK(!states_get(skel->maps.drain_slots, skel->maps.drains, tid, d));
 }
 
 static void end_work(struct drain_state *d)
