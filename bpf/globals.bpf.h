@@ -323,11 +323,11 @@ struct {
 
 /*
  * The tasks that have a drain state, marked in their own task storage
- * when it is made: a thread's exit looks in drains only if the thread is
- * marked, and a thread with no task storage at all, which one load from its
- * task_struct (hot at its exit) tells, is not. Most exits are of threads that
- * never drained: a lookup in drains for each cost 4.2x an empty program
- * there, one load 1.0x-1.1x (bench/inflight).
+ * when it is made: a thread's exit looks for its state only if the thread has
+ * task storage at all (this mark, or another tool's), which one load from its
+ * task_struct (hot at its exit) tells. Most exits are of threads that never
+ * drained: a lookup in drains for each cost 4.2x an empty program there, one
+ * load 1.0x-1.1x (bench/inflight).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -337,9 +337,10 @@ struct {
 } drained_tasks SEC(".maps");
 
 /*
- * Entries in drains whose task has no mark: the kernel refuses to make task
- * storage while another task's use of it on the same CPU is preempted (full
- * preemption). While any is there, every thread's exit looks in drains.
+ * Drain states whose task has no mark (flagged unmarked): the kernel refuses
+ * to make task storage while another task's use of it on the same CPU is
+ * preempted (full preemption). While any is there, every thread's exit looks
+ * for its state.
  */
 __u32 unmarked_states;
 
